@@ -1,0 +1,23 @@
+//! Test support for kollide: seeded random generators and brute-force references that the
+//! accelerated and closed-form queries are checked against.
+//!
+//! References here are deliberately simple and independent of the code they check (sampling,
+//! exhaustive axis enumeration, exact integer arithmetic), never a call into the same routine.
+
+pub mod random;
+pub mod reference_bounds;
+pub mod reference_primitive;
+pub mod reference_ray;
+
+use proptest::test_runner::{Config, RngAlgorithm, RngSeed};
+
+/// A proptest configuration with a fixed seed (runs are reproducible) and no failure files.
+pub fn proptest_config(cases: u32) -> Config {
+    Config {
+        cases,
+        rng_algorithm: RngAlgorithm::ChaCha,
+        rng_seed: RngSeed::Fixed(0x6b6f_6c6c_6964_6521),
+        failure_persistence: None,
+        ..Config::default()
+    }
+}

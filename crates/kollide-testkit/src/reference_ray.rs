@@ -1,0 +1,1 @@
+//! Brute-force references (filled in by the tests that need them).

@@ -1,0 +1,14 @@
+//! kollide: fast, exact collision detection in 2D and 3D.
+//!
+//! The crate is layered; each layer uses only the ones above it in this list:
+//!
+//! - [`math`]: glam re-exports, rigid poses, rays, tolerances.
+//! - [`bounds`]: bounding volumes ([`bounds::Aabb3`], [`bounds::Sphere`], [`bounds::Obb3`],
+//!   [`bounds::Kdop`], and their 2D twins).
+//! - [`primitive`]: pure geometric tests on raw points: closest points, overlap tests, ray casts.
+//!
+//! Conventions (frames, signs, tolerances) are in `docs/conventions.md`.
+
+pub mod bounds;
+pub mod math;
+pub mod primitive;
