@@ -8,6 +8,7 @@ pub mod random;
 pub mod reference_bounds;
 pub mod reference_primitive;
 pub mod reference_ray;
+pub mod reference_tri_tri;
 
 use proptest::test_runner::{Config, RngAlgorithm, RngSeed};
 
