@@ -1,1 +1,77 @@
-fn main() {}
+//! `kollide-bench`: kollide against its peers, side by side, in one process.
+//!
+//! Each workload prepares identical inputs for both libraries, then times them alternately over
+//! the whole batch and reports the median per-item time of each and the speedup
+//! (`peer / kollide`). Run it in release: `cargo run --release -p kollide-bench -- --quick`.
+
+mod harness;
+mod report;
+mod workloads;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+/// Side-by-side benchmarks of kollide against parry, printed as a markdown table.
+#[derive(Parser, Debug)]
+#[command(version, about)]
+struct Args {
+    /// Fewer, shorter repeats: the whole suite finishes in well under a minute.
+    #[arg(long)]
+    quick: bool,
+    /// Run only the workloads whose name contains this string (e.g. `prim/` or `ray`).
+    #[arg(long, value_name = "S")]
+    filter: Option<String>,
+    /// Also write the results as a JSON array to this file.
+    #[arg(long, value_name = "PATH")]
+    json: Option<PathBuf>,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let settings = harness::Settings::new(args.quick);
+    let selected: Vec<_> = workloads::all()
+        .into_iter()
+        .filter(|w| args.filter.as_deref().is_none_or(|f| w.name.contains(f)))
+        .collect();
+    if selected.is_empty() {
+        eprintln!("no workload name contains {:?}", args.filter.unwrap_or_default());
+        return ExitCode::FAILURE;
+    }
+
+    println!("# kollide-bench");
+    println!();
+    println!("- machine: {}", report::machine());
+    println!("- date: {} (UTC)", report::today());
+    println!(
+        "- mode: {}, {} repeats, batches of at least {} ms, median per item",
+        if args.quick { "quick" } else { "full" },
+        settings.repeats,
+        settings.min_batch.as_millis()
+    );
+    if cfg!(debug_assertions) {
+        println!("- WARNING: debug build; the numbers mean nothing. Use `--release`.");
+    }
+    println!();
+
+    let mut rows = Vec::with_capacity(selected.len());
+    for workload in &selected {
+        eprint!("running {} ... ", workload.name);
+        let prepared = (workload.prepare)(workload.items, workloads::SEED);
+        let measurement = harness::measure(prepared.as_ref(), &settings);
+        eprintln!("done");
+        rows.push(report::Row::new(workload, &measurement));
+    }
+    print!("{}", report::table(&rows));
+
+    if let Some(path) = &args.json {
+        if let Err(e) = std::fs::write(path, report::json(&rows)) {
+            eprintln!("cannot write {}: {e}", path.display());
+            return ExitCode::FAILURE;
+        }
+        println!();
+        println!("JSON written to {}", path.display());
+    }
+    ExitCode::SUCCESS
+}

@@ -1,1 +1,793 @@
-//! TODO
+//! Ray casts in 3D: planes, spheres, boxes, capsules and triangles.
+//!
+//! Every cast takes a [`Ray3`] `origin + t * dir` and a limit `max_t`, and reports only hits with
+//! `t ∈ [0, max_t]`, where `t` is measured in units of `dir` (which need not be unit length).
+//!
+//! Shared contract (each function adds its own cases):
+//!
+//! - **Valid rays.** `origin` must be finite and `dir · dir` a positive normal `f32`
+//!   (`f32::MIN_POSITIVE ≤ dir · dir ≤ f32::MAX`, roughly `1e-19 < |dir| < 1.8e19`). Any other ray,
+//!   in particular a zero `dir`, gets `None`: it has no direction for a hit normal to face, so ask a
+//!   containment test instead.
+//! - **Limits.** `max_t` may be `+∞`. A negative or NaN `max_t` gets `None`.
+//! - **Solids.** Spheres, boxes and capsules are closed solids. A ray whose origin lies in the solid
+//!   (inside or on its boundary) hits at `t = 0` with normal `-dir / |dir|`. Otherwise the hit is the
+//!   first boundary point, with the outward unit surface normal there, which faces the ray
+//!   (`normal · dir ≤ 0`, up to rounding for tangent hits). Touching (a tangent ray) counts as a hit.
+//! - **Bad shapes.** A shape with a non-finite coordinate or a negative size is empty: `None`.
+//!   Sizes of zero are valid, lower-dimensional shapes (a point, a segment, a flat box) and are hit
+//!   only where the ray actually meets them.
+//!
+//! Triangles are two-sided surfaces, cast with the watertight test of Woop, Benthin and Wald; see
+//! [`ray_triangle`].
+
+use crate::bounds::{Aabb3, Obb3, Sphere};
+use crate::math::{Ray3, Vec3, Vec3A};
+
+use super::Plane3;
+
+/// Where a ray first meets a plane, sphere, box or capsule.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RayHit {
+    /// Ray parameter of the hit, in `[0, max_t]`; the point is `ray.at(t)`.
+    pub t: f32,
+    /// Unit normal at the hit, facing against the ray (`normal · dir ≤ 0`).
+    pub normal: Vec3,
+}
+
+/// `dir · dir` when the ray and `max_t` satisfy the module's validity contract, else `None`.
+#[inline]
+fn checked_dir_len2(ray: &Ray3, max_t: f32) -> Option<f32> {
+    let dd = ray.dir.length_squared();
+    (ray.origin.is_finite() && (f32::MIN_POSITIVE..=f32::MAX).contains(&dd) && max_t >= 0.0).then_some(dd)
+}
+
+/// The hit reported when the origin lies in a solid: `t = 0`, normal `-dir / |dir|`.
+#[inline]
+fn origin_inside_hit(dir: Vec3, dd: f32) -> RayHit {
+    RayHit { t: 0.0, normal: dir * (-1.0 / dd.sqrt()) }
+}
+
+/// Casts a ray against a two-sided plane.
+///
+/// Returns the crossing with `t ∈ [0, max_t]` and the plane normal oriented against the ray
+/// (`plane.normal` when `normal · dir ≤ 0`, else `-plane.normal`). A ray whose origin lies exactly on
+/// the plane hits at `t = 0`; this includes a ray lying in the plane, which gets `plane.normal`. A
+/// ray parallel to the plane and off it misses. `None` for an invalid ray or `max_t` (see the module
+/// docs), a non-finite plane, or a zero normal. The normal should be unit length; if it is not, `t` is
+/// still exact and the reported normal is `±plane.normal` as given.
+pub fn ray_plane(ray: &Ray3, max_t: f32, plane: &Plane3) -> Option<RayHit> {
+    checked_dir_len2(ray, max_t)?;
+    if !(plane.normal.is_finite() && plane.d.is_finite()) || plane.normal == Vec3::ZERO {
+        return None;
+    }
+    let denom = plane.normal.dot(ray.dir);
+    let dist = plane.normal.dot(ray.origin) - plane.d;
+    let normal = if denom > 0.0 { -plane.normal } else { plane.normal };
+    if dist == 0.0 {
+        return Some(RayHit { t: 0.0, normal });
+    }
+    // A parallel ray gives ±∞ (or a negative t): both fail the range test below.
+    let t = -dist / denom;
+    (t >= 0.0 && t <= max_t && t.is_finite()).then_some(RayHit { t, normal })
+}
+
+/// Casts a ray against a solid sphere.
+///
+/// See the module docs for the shared contract. A zero radius is the single point `center`, hit
+/// only when the ray passes through it exactly (its normal is then `-dir / |dir|`); a negative or
+/// NaN radius is empty.
+///
+/// The quadratic is solved in the cancellation-free form of Haines, Günther and Akenine-Möller,
+/// "Precision Improvements for Ray/Sphere Intersection" (Ray Tracing Gems, ch. 7), with Ericson's
+/// early outs (*Real-Time Collision Detection*, §5.3.2).
+pub fn ray_sphere(ray: &Ray3, max_t: f32, sphere: &Sphere) -> Option<RayHit> {
+    let dd = checked_dir_len2(ray, max_t)?;
+    if !(sphere.center.is_finite() && sphere.radius.is_finite() && sphere.radius >= 0.0) {
+        return None;
+    }
+    cast_ball(ray.origin - sphere.center, ray.dir, dd, sphere.radius, max_t)
+}
+
+/// The sphere cast on a validated ray: `f = origin - center`, `dd = dir · dir`.
+#[inline]
+fn cast_ball(f: Vec3, d: Vec3, dd: f32, radius: f32, max_t: f32) -> Option<RayHit> {
+    // |f + t d|² = r²  ⇔  dd t² + 2 b t + c = 0 with b = f·d, c = f·f − r².
+    let r2 = radius * radius;
+    let c = f.length_squared() - r2;
+    if c <= 0.0 {
+        return Some(origin_inside_hit(d, dd));
+    }
+    let b = f.dot(d);
+    // Outside and not approaching the center: both roots (if any) are negative.
+    if !(b < 0.0) {
+        return None;
+    }
+    // b² − dd·c = dd (r² − |l|²) where l = f − (b/dd) d is the offset from the center to the
+    // closest point of the line. Computing |l|² directly avoids the cancellation in b² − dd·c when
+    // the origin is far away compared with the radius (Haines et al., eq. 7.5).
+    let l = f - (b / dd) * d;
+    let disc = r2 - l.length_squared();
+    if !(disc >= 0.0) {
+        return None;
+    }
+    // Near root c / q with q = −b + √(b² − dd c): both terms of q are positive, so no cancellation
+    // (Numerical Recipes §5.6; Haines et al., eq. 7.6).
+    let q = -b + (dd * disc).sqrt();
+    let t = c / q;
+    if !(t <= max_t) {
+        return None;
+    }
+    let fallback = d * (-1.0 / dd.sqrt());
+    Some(RayHit { t, normal: (f + t * d).normalize_or(fallback) })
+}
+
+/// The first point where a validated ray enters an axis-aligned box `[min, max]` (`min ≤ max`,
+/// both finite), clipped to `t ∈ [0, max_t]`.
+enum BoxEntry {
+    /// The origin lies in the closed box.
+    Inside,
+    /// The ray enters through a face at `t > 0`; `normal` is that face's outward axis.
+    Face { t: f32, normal: Vec3A },
+}
+
+/// Slab test (Kay and Kajiya 1986; Ericson §5.3.3) with the parallel case made explicit, so a zero
+/// direction component or an origin exactly on a face never produces `0 · ∞ = NaN`.
+#[inline]
+fn cast_box(o: Vec3A, d: Vec3A, min: Vec3A, max: Vec3A, max_t: f32) -> Option<BoxEntry> {
+    let inv = d.recip();
+    let t1 = (min - o) * inv;
+    let t2 = (max - o) * inv;
+    // A component whose reciprocal overflows (zero or subnormal) moves the ray by less than
+    // f32::MAX⁻¹ per unit t across that slab: the ray is inside the slab for all t or never.
+    let parallel = inv.abs().cmpeq(Vec3A::INFINITY);
+    let in_slab = o.cmpge(min) & o.cmple(max);
+    let always = Vec3A::select(in_slab, Vec3A::NEG_INFINITY, Vec3A::INFINITY);
+    let near = Vec3A::select(parallel, always, t1.min(t2));
+    let far = Vec3A::select(parallel, -always, t1.max(t2));
+    let enter = near.max_element();
+    let exit = far.min_element();
+    if !(enter <= exit && exit >= 0.0 && enter <= max_t) {
+        return None;
+    }
+    if enter <= 0.0 {
+        return Some(BoxEntry::Inside);
+    }
+    // The entry face is on the axis whose slab is entered last; its outward normal opposes d.
+    let normal = if near.x == enter {
+        Vec3A::new(-d.x.signum(), 0.0, 0.0)
+    } else if near.y == enter {
+        Vec3A::new(0.0, -d.y.signum(), 0.0)
+    } else {
+        Vec3A::new(0.0, 0.0, -d.z.signum())
+    };
+    Some(BoxEntry::Face { t: enter, normal })
+}
+
+/// Casts a ray against a solid axis-aligned box.
+///
+/// See the module docs for the shared contract. Direction components of zero and origins exactly on
+/// a face are handled exactly (a ray sliding along a face touches the box). At an edge or corner the
+/// normal is the one of a face meeting there. An inverted box (`min > max` on some axis) is empty:
+/// `None`; a zero-extent box is a face, segment or point and is hit where the ray meets it.
+pub fn ray_aabb(ray: &Ray3, max_t: f32, aabb: &Aabb3) -> Option<RayHit> {
+    let dd = checked_dir_len2(ray, max_t)?;
+    if !(aabb.min.is_finite() && aabb.max.is_finite() && aabb.min.cmple(aabb.max).all()) {
+        return None;
+    }
+    match cast_box(ray.origin.into(), ray.dir.into(), aabb.min.into(), aabb.max.into(), max_t)? {
+        BoxEntry::Inside => Some(origin_inside_hit(ray.dir, dd)),
+        BoxEntry::Face { t, normal } => Some(RayHit { t, normal: normal.into() }),
+    }
+}
+
+/// Casts a ray against a solid oriented box.
+///
+/// The ray is expressed in the box frame (`axesᵀ (origin − center)`, `axesᵀ dir`), cast against
+/// `[-half_extents, half_extents]` as in [`ray_aabb`], and the face normal is mapped back to world
+/// space (a column of `axes`, possibly negated). See the module docs for the shared contract. A
+/// negative half extent makes the box empty (`None`); `axes` must be orthonormal (not checked; a
+/// non-finite `axes` gives `None`).
+pub fn ray_obb(ray: &Ray3, max_t: f32, obb: &Obb3) -> Option<RayHit> {
+    let dd = checked_dir_len2(ray, max_t)?;
+    let h = obb.half_extents;
+    if !(obb.center.is_finite() && obb.axes.is_finite() && h.is_finite() && h.cmpge(Vec3::ZERO).all()) {
+        return None;
+    }
+    let rel = ray.origin - obb.center;
+    let (ax, ay, az) = (obb.axes.x_axis, obb.axes.y_axis, obb.axes.z_axis);
+    let o = Vec3A::new(ax.dot(rel), ay.dot(rel), az.dot(rel));
+    let d = Vec3A::new(ax.dot(ray.dir), ay.dot(ray.dir), az.dot(ray.dir));
+    let h = Vec3A::from(h);
+    match cast_box(o, d, -h, h, max_t)? {
+        BoxEntry::Inside => Some(origin_inside_hit(ray.dir, dd)),
+        BoxEntry::Face { t, normal } => Some(RayHit { t, normal: obb.axes * Vec3::from(normal) }),
+    }
+}
+
+/// Casts a ray against a solid capsule: every point within `radius` of the segment `a b`.
+///
+/// See the module docs for the shared contract. `a == b` is a sphere; a zero radius is the segment
+/// itself (hit only where the ray passes through it exactly); a negative or NaN radius is empty.
+///
+/// Method (after Ericson §5.3.7): if the origin is outside, find where the ray enters the infinite
+/// cylinder around line `ab`. If that point lies between the end discs it is the hit. Otherwise the
+/// first point of the capsule is on the end sphere on that side: the ray is inside the infinite
+/// cylinder from there on, the only part of the capsule beyond that end disc is its end sphere, and
+/// the disc itself lies inside that sphere.
+pub fn ray_capsule(ray: &Ray3, max_t: f32, a: Vec3, b: Vec3, radius: f32) -> Option<RayHit> {
+    let dd = checked_dir_len2(ray, max_t)?;
+    if !(a.is_finite() && b.is_finite() && radius.is_finite() && radius >= 0.0) {
+        return None;
+    }
+    let d = ray.dir;
+    let ba = b - a;
+    let oa = ray.origin - a;
+    let baba = ba.length_squared();
+    let r2 = radius * radius;
+    if !(baba >= f32::MIN_POSITIVE) {
+        // |b − a| < 1.1e-19: a sphere, within far less than any rounding of the coordinates.
+        return cast_ball(oa, d, dd, radius, max_t);
+    }
+    // Axial coordinates are kept multiplied by |ba|², so the segment spans [0, baba].
+    let s_origin = oa.dot(ba);
+    let closest = (s_origin / baba).clamp(0.0, 1.0);
+    if (oa - closest * ba).length_squared() <= r2 {
+        return Some(origin_inside_hit(d, dd));
+    }
+    let inv_baba = 1.0 / baba;
+    let d_axial = d.dot(ba);
+    // Components perpendicular to the axis: |op + t dp|² = r² on the infinite cylinder.
+    let dp = d - (d_axial * inv_baba) * ba;
+    let op = oa - (s_origin * inv_baba) * ba;
+    let c = op.length_squared() - r2;
+    let s_enter = if c > 0.0 {
+        // Outside the infinite cylinder: same cancellation-free solution as `cast_ball`.
+        let bq = op.dot(dp);
+        if !(bq < 0.0) {
+            return None; // moving away from (or parallel to) the axis: never enters
+        }
+        let aq = dp.length_squared();
+        let l = op - (bq / aq) * dp;
+        let disc = r2 - l.length_squared();
+        if !(disc >= 0.0) {
+            return None;
+        }
+        let t = c / (-bq + (aq * disc).sqrt());
+        if !(t <= max_t) {
+            return None; // the capsule lies inside the cylinder: it is entered no earlier
+        }
+        let s = s_origin + t * d_axial;
+        if s >= 0.0 && s <= baba {
+            let fallback = d * (-1.0 / dd.sqrt());
+            return Some(RayHit { t, normal: (op + t * dp).normalize_or(fallback) });
+        }
+        s
+    } else {
+        // Already inside the infinite cylinder (but outside the capsule): beyond one end.
+        s_origin
+    };
+    let cap = if s_enter + s_enter < baba { a } else { b };
+    cast_ball(ray.origin - cap, d, dd, radius, max_t)
+}
+
+/// Where a ray crosses a triangle: `t` and the barycentric coordinates of the hit point
+/// `(1 − u − v)·a + u·b + v·c`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TriangleHit {
+    /// Ray parameter of the hit, in `[0, max_t]`.
+    pub t: f32,
+    /// Weight of vertex `b`, in `[0, 1]`.
+    pub u: f32,
+    /// Weight of vertex `c`, in `[0, 1]`; `u + v ≤ 1` up to rounding.
+    pub v: f32,
+    /// `true` when the ray hits the front side, the one `(b − a) × (c − a)` points to
+    /// (`dir · ((b − a) × (c − a)) < 0`), `false` for the back side.
+    pub front: bool,
+}
+
+impl TriangleHit {
+    /// The unit geometric normal of `tri` facing against the ray: `(b − a) × (c − a)` normalized,
+    /// negated when the ray hit the back side.
+    ///
+    /// Pass the triangle this hit came from. Every component of the cross product is evaluated with
+    /// Shewchuk's exact orientation predicate (`robust` crate), so the result is unit length for any
+    /// triangle [`ray_triangle`] can hit, however thin; for exactly collinear vertices (never hit) it
+    /// is `Vec3::ZERO`.
+    pub fn normal(&self, tri: &[Vec3; 3]) -> Vec3 {
+        let n = exact_cross(tri);
+        let scale = n[0].abs().max(n[1].abs()).max(n[2].abs());
+        if !(scale > 0.0) {
+            return Vec3::ZERO;
+        }
+        let (x, y, z) = (n[0] / scale, n[1] / scale, n[2] / scale);
+        let inv_len = (x * x + y * y + z * z).sqrt().recip();
+        let sign = if self.front { inv_len } else { -inv_len };
+        Vec3::new((x * sign) as f32, (y * sign) as f32, (z * sign) as f32)
+    }
+}
+
+/// The orientation predicate of three points projected on a coordinate plane.
+#[inline]
+fn orient(p: [f32; 2], q: [f32; 2], r: [f32; 2]) -> f64 {
+    use robust::Coord;
+    robust::orient2d(Coord { x: p[0], y: p[1] }, Coord { x: q[0], y: q[1] }, Coord { x: r[0], y: r[1] })
+}
+
+/// `(b − a) × (c − a)` with each component's sign exact: the x, y, z components are twice the
+/// signed areas of the projections on the yz, zx and xy planes.
+fn exact_cross(tri: &[Vec3; 3]) -> [f64; 3] {
+    let [a, b, c] = *tri;
+    [
+        orient([a.y, a.z], [b.y, b.z], [c.y, c.z]),
+        orient([a.z, a.x], [b.z, b.x], [c.z, c.x]),
+        orient([a.x, a.y], [b.x, b.y], [c.x, c.y]),
+    ]
+}
+
+/// Whether a triangle may be reported as hit: finite vertices that are not exactly collinear.
+/// Only evaluated on the (rare) hit path.
+#[inline]
+fn is_hittable(tri: &[Vec3; 3]) -> bool {
+    let [a, b, c] = *tri;
+    a.is_finite()
+        && b.is_finite()
+        && c.is_finite()
+        && (orient([a.x, a.y], [b.x, b.y], [c.x, c.y]) != 0.0
+            || orient([a.y, a.z], [b.y, b.z], [c.y, c.z]) != 0.0
+            || orient([a.z, a.x], [b.z, b.x], [c.z, c.x]) != 0.0)
+}
+
+/// The dominant axis of a ray direction (the paper's `kz`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Axis {
+    X,
+    Y,
+    Z,
+}
+
+/// Per-ray precomputation for [`ray_triangle_with`]: the ray origin, its dominant axis and the
+/// shear that maps the ray direction to that axis (Woop, Benthin and Wald, "Watertight
+/// Ray/Triangle Intersection", JCGT 2(1), 2013, §3).
+///
+/// Build it once per ray and test it against many triangles (a BVH leaf loop).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RayTriangleSetup {
+    origin: Vec3,
+    /// `(dir[kx] / dir[kz], dir[ky] / dir[kz], 1 / dir[kz])`; all NaN for an invalid ray, so that
+    /// every triangle test fails.
+    shear: Vec3,
+    kz: Axis,
+    /// Sign of `dir[kz]`; with the cyclic axis order it relates the sign of the projected area to
+    /// the side hit.
+    dz_positive: bool,
+}
+
+impl RayTriangleSetup {
+    /// Precomputes the ray-space transform of `ray`. An invalid ray (see the module docs) yields a
+    /// setup with which every triangle test returns `None`.
+    pub fn new(ray: &Ray3) -> Self {
+        let d = ray.dir;
+        let ad = d.abs();
+        // kz = the largest |component|; kx, ky follow cyclically so (kx, ky, kz) is right-handed.
+        let (kz, dx, dy, dz) = if ad.x >= ad.y && ad.x >= ad.z {
+            (Axis::X, d.y, d.z, d.x)
+        } else if ad.y >= ad.z {
+            (Axis::Y, d.z, d.x, d.y)
+        } else {
+            (Axis::Z, d.x, d.y, d.z)
+        };
+        let valid = checked_dir_len2(ray, 0.0).is_some();
+        let shear = if valid { Vec3::new(dx / dz, dy / dz, 1.0 / dz) } else { Vec3::NAN };
+        Self { origin: ray.origin, shear, kz, dz_positive: dz > 0.0 }
+    }
+}
+
+/// Casts a ray against a triangle, two-sided and watertight.
+///
+/// Returns the hit with `t ∈ [0, max_t]`, its barycentric coordinates and the side hit. The test is
+/// the watertight algorithm of Woop, Benthin and Wald (JCGT 2013): the vertices are moved into a
+/// sheared ray space where the ray is the `+z` axis, and the three 2D edge functions are evaluated
+/// at the origin; when one is exactly zero in `f32` all three are recomputed in `f64`, where products
+/// of `f32` values are exact, so every sign is the exact sign for the transformed vertices. Each
+/// vertex is transformed the same way whichever triangle it belongs to and an edge's function is
+/// exactly negated for the neighbour that shares it, so a ray through a shared edge or vertex of a
+/// closed mesh hits at least one of the triangles around it; it may hit several.
+///
+/// Boundaries count (edges and vertices are hit). Triangles with exactly collinear vertices (zero
+/// area, repeated vertices) and triangles with a non-finite vertex never hit. A ray lying in the
+/// triangle's plane (zero area in ray space) does not hit; a ray within rounding of that plane may or
+/// may not. An invalid ray or `max_t` (see the module docs) gives `None`.
+///
+/// For many triangles against one ray, build a [`RayTriangleSetup`] once and call
+/// [`ray_triangle_with`].
+#[inline]
+pub fn ray_triangle(ray: &Ray3, max_t: f32, tri: &[Vec3; 3]) -> Option<TriangleHit> {
+    ray_triangle_with(&RayTriangleSetup::new(ray), max_t, tri)
+}
+
+/// [`ray_triangle`] with the per-ray work done in advance.
+#[inline]
+pub fn ray_triangle_with(setup: &RayTriangleSetup, max_t: f32, tri: &[Vec3; 3]) -> Option<TriangleHit> {
+    match setup.kz {
+        Axis::X => watertight::<1, 2, 0>(setup, max_t, tri),
+        Axis::Y => watertight::<2, 0, 1>(setup, max_t, tri),
+        Axis::Z => watertight::<0, 1, 2>(setup, max_t, tri),
+    }
+}
+
+/// The watertight test with the axis permutation `(X, Y, Z) = (kx, ky, kz)` fixed at compile time.
+#[inline(always)]
+fn watertight<const X: usize, const Y: usize, const Z: usize>(
+    setup: &RayTriangleSetup,
+    max_t: f32,
+    tri: &[Vec3; 3],
+) -> Option<TriangleHit> {
+    let [sx, sy, sz] = setup.shear.to_array();
+    let a = (tri[0] - setup.origin).to_array();
+    let b = (tri[1] - setup.origin).to_array();
+    let c = (tri[2] - setup.origin).to_array();
+    // Shear the vertices so the ray becomes the z axis through the 2D origin.
+    let (ax, ay) = (a[X] - sx * a[Z], a[Y] - sy * a[Z]);
+    let (bx, by) = (b[X] - sx * b[Z], b[Y] - sy * b[Z]);
+    let (cx, cy) = (c[X] - sx * c[Z], c[Y] - sy * c[Z]);
+    // Edge functions e(P, Q) = Q.x·P.y − Q.y·P.x of edges bc, ca, ab at the 2D origin: the scaled
+    // barycentric weights of a, b and c. f32 rounding is monotone, so a nonzero f32 value has the
+    // exact sign; only an exact zero is ambiguous.
+    let mut e0 = cx * by - cy * bx;
+    let mut e1 = ax * cy - ay * cx;
+    let mut e2 = bx * ay - by * ax;
+    if e0 == 0.0 || e1 == 0.0 || e2 == 0.0 {
+        let w = |px: f32, py: f32, qx: f32, qy: f32| {
+            (f64::from(qx) * f64::from(py) - f64::from(qy) * f64::from(px)) as f32
+        };
+        e0 = w(bx, by, cx, cy);
+        e1 = w(cx, cy, ax, ay);
+        e2 = w(ax, ay, bx, by);
+    }
+    // Two-sided: all weights of one sign (zeros allowed). Written so that NaN rejects.
+    let all_nonneg = (e0 >= 0.0) & (e1 >= 0.0) & (e2 >= 0.0);
+    let all_nonpos = (e0 <= 0.0) & (e1 <= 0.0) & (e2 <= 0.0);
+    if !(all_nonneg | all_nonpos) {
+        return None;
+    }
+    let det = e0 + e1 + e2;
+    if det == 0.0 {
+        return None;
+    }
+    // Scaled hit distance: t = (e0·az + e1·bz + e2·cz) / det with z in ray space.
+    let t_scaled = e0 * (sz * a[Z]) + e1 * (sz * b[Z]) + e2 * (sz * c[Z]);
+    // Compare against [0, max_t·|det|] without dividing: flip t_scaled by the sign of det.
+    let sign = det.to_bits() & 0x8000_0000;
+    let t_pos = f32::from_bits(t_scaled.to_bits() ^ sign);
+    let det_abs = det.abs();
+    if !(t_pos >= 0.0 && t_pos <= max_t * det_abs) || !is_hittable(tri) {
+        return None;
+    }
+    let inv = det.recip();
+    Some(TriangleHit {
+        // `+ 0.0` turns −0 into +0; `min` absorbs the rounding of the division.
+        t: (t_pos / det_abs + 0.0).min(max_t),
+        u: e1 * inv,
+        v: e2 * inv,
+        // The projected area relates to the 3D normal n by det = −(n · dir) / dir[kz].
+        front: (det > 0.0) == setup.dz_positive,
+    })
+}
+
+/// Intersects the segment `p → q` with a triangle: [`ray_triangle`] on the ray `(p, q − p)` with
+/// `max_t = 1`, so `t ∈ [0, 1]` is the fraction of the way from `p` to `q`. A zero-length segment
+/// (`p == q`) or non-finite endpoints give `None`.
+#[inline]
+pub fn segment_triangle(p: Vec3, q: Vec3, tri: &[Vec3; 3]) -> Option<TriangleHit> {
+    ray_triangle(&Ray3::from_segment(p, q), 1.0, tri)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::Mat3;
+
+    fn ray(o: [f32; 3], d: [f32; 3]) -> Ray3 {
+        Ray3::new(Vec3::from(o), Vec3::from(d))
+    }
+
+    fn unit_box() -> Aabb3 {
+        Aabb3::new(Vec3::splat(-1.0), Vec3::splat(1.0))
+    }
+
+    const TRI: [Vec3; 3] = [Vec3::new(0.0, 0.0, 0.0), Vec3::new(1.0, 0.0, 0.0), Vec3::new(0.0, 1.0, 0.0)];
+
+    /// Calls every 3D cast on `r` and checks that each returns `None`.
+    fn all_miss(r: &Ray3, max_t: f32) {
+        let plane = Plane3 { normal: Vec3::Z, d: 0.0 };
+        let obb = Obb3::new(Vec3::ZERO, Mat3::IDENTITY, Vec3::ONE);
+        assert_eq!(ray_plane(r, max_t, &plane), None);
+        assert_eq!(ray_sphere(r, max_t, &Sphere::new(Vec3::ZERO, 1.0)), None);
+        assert_eq!(ray_aabb(r, max_t, &unit_box()), None);
+        assert_eq!(ray_obb(r, max_t, &obb), None);
+        assert_eq!(ray_capsule(r, max_t, Vec3::ZERO, Vec3::X, 1.0), None);
+        assert_eq!(ray_triangle(r, max_t, &TRI), None);
+    }
+
+    #[test]
+    fn invalid_rays_and_limits_miss_everything() {
+        // The origin (0.2, 0.2, 0) lies in every shape, so any accepted query would hit.
+        let o = [0.2, 0.2, 0.0];
+        all_miss(&ray(o, [0.0, 0.0, 0.0]), 1.0);
+        all_miss(&ray(o, [1e-30, 0.0, 0.0]), 1.0);
+        all_miss(&ray(o, [f32::NAN, 0.0, 1.0]), 1.0);
+        all_miss(&ray(o, [f32::INFINITY, 0.0, 1.0]), 1.0);
+        all_miss(&ray([f32::NAN, 0.0, 0.0], [0.0, 0.0, 1.0]), 1.0);
+        all_miss(&ray([f32::NEG_INFINITY, 0.0, 0.0], [0.0, 0.0, 1.0]), 1.0);
+        all_miss(&ray(o, [0.0, 0.0, 1.0]), -1.0);
+        all_miss(&ray(o, [0.0, 0.0, 1.0]), f32::NAN);
+        all_miss(&ray(o, [0.0, 0.0, 1.0]), f32::NEG_INFINITY);
+    }
+
+    #[test]
+    fn infinite_max_t_is_allowed() {
+        let r = ray([0.0, 0.0, -5.0], [0.0, 0.0, 1.0]);
+        let hit = ray_sphere(&r, f32::INFINITY, &Sphere::new(Vec3::ZERO, 1.0)).unwrap();
+        assert_eq!(hit.t, 4.0);
+        assert_eq!(ray_triangle(&r, f32::INFINITY, &TRI).unwrap().t, 5.0);
+    }
+
+    #[test]
+    fn plane_hits_from_both_sides_and_in_plane() {
+        let plane = Plane3 { normal: Vec3::Z, d: 2.0 };
+        let down = ray_plane(&ray([0.0, 0.0, 5.0], [0.0, 0.0, -2.0]), 10.0, &plane).unwrap();
+        assert_eq!((down.t, down.normal), (1.5, Vec3::Z));
+        let up = ray_plane(&ray([0.0, 0.0, 0.0], [0.0, 0.0, 4.0]), 10.0, &plane).unwrap();
+        assert_eq!((up.t, up.normal), (0.5, -Vec3::Z));
+        assert_eq!(ray_plane(&ray([0.0, 0.0, 0.0], [0.0, 0.0, 4.0]), 0.4, &plane), None);
+        // Parallel: off the plane misses, in the plane hits at t = 0.
+        assert_eq!(ray_plane(&ray([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]), 10.0, &plane), None);
+        let inside = ray_plane(&ray([3.0, 0.0, 2.0], [1.0, 0.0, 0.0]), 10.0, &plane).unwrap();
+        assert_eq!((inside.t, inside.normal), (0.0, Vec3::Z));
+        // Pointing away misses; bad planes miss.
+        assert_eq!(ray_plane(&ray([0.0, 0.0, 5.0], [0.0, 0.0, 1.0]), 10.0, &plane), None);
+        let r = ray([0.0, 0.0, 2.0], [0.0, 0.0, 1.0]);
+        let zero = Plane3 { normal: Vec3::ZERO, d: 0.0 };
+        let nan = Plane3 { normal: Vec3::Z, d: f32::NAN };
+        assert_eq!(ray_plane(&r, 1.0, &zero), None);
+        assert_eq!(ray_plane(&r, 1.0, &nan), None);
+    }
+
+    #[test]
+    fn sphere_entry_inside_tangent_and_degenerate_radius() {
+        let s = Sphere::new(Vec3::new(0.0, 0.0, 0.0), 2.0);
+        let hit = ray_sphere(&ray([-10.0, 0.0, 0.0], [4.0, 0.0, 0.0]), 5.0, &s).unwrap();
+        assert_eq!((hit.t, hit.normal), (2.0, -Vec3::X));
+        assert_eq!(ray_sphere(&ray([-10.0, 0.0, 0.0], [4.0, 0.0, 0.0]), 1.9, &s), None);
+        // Tangent ray touches.
+        let hit = ray_sphere(&ray([-10.0, 2.0, 0.0], [1.0, 0.0, 0.0]), 20.0, &s).unwrap();
+        assert_eq!((hit.t, hit.normal), (10.0, Vec3::Y));
+        // Moving away misses; origin inside (or on the surface) hits at t = 0 with −dir.
+        assert_eq!(ray_sphere(&ray([-10.0, 0.0, 0.0], [-1.0, 0.0, 0.0]), 20.0, &s), None);
+        let hit = ray_sphere(&ray([0.5, 0.0, 0.0], [0.0, 3.0, 0.0]), 1.0, &s).unwrap();
+        assert_eq!((hit.t, hit.normal), (0.0, -Vec3::Y));
+        let hit = ray_sphere(&ray([2.0, 0.0, 0.0], [0.0, 0.0, 1.0]), 1.0, &s).unwrap();
+        assert_eq!((hit.t, hit.normal), (0.0, -Vec3::Z));
+        // Zero radius: a point, hit only through it.
+        let p = Sphere::new(Vec3::new(1.0, 0.0, 0.0), 0.0);
+        let hit = ray_sphere(&ray([-1.0, 0.0, 0.0], [1.0, 0.0, 0.0]), 5.0, &p).unwrap();
+        assert_eq!((hit.t, hit.normal), (2.0, -Vec3::X));
+        assert_eq!(ray_sphere(&ray([-1.0, 0.1, 0.0], [1.0, 0.0, 0.0]), 5.0, &p), None);
+        // Negative, NaN and infinite radii are empty.
+        let r = ray([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]);
+        for radius in [-1.0, f32::NAN, f32::INFINITY] {
+            assert_eq!(ray_sphere(&r, 5.0, &Sphere::new(Vec3::ZERO, radius)), None);
+        }
+        let bad = Sphere::new(Vec3::new(f32::NAN, 0.0, 0.0), 1.0);
+        assert_eq!(ray_sphere(&r, 5.0, &bad), None);
+    }
+
+    #[test]
+    fn sphere_far_origin_keeps_precision() {
+        // The naive discriminant b² − a·c cancels completely here (b² ≈ a·c ≈ 1e16, r² = 1e-2):
+        // it cannot tell a hit at offset 0.05 from a miss at offset 0.11.
+        let s = Sphere::new(Vec3::ZERO, 0.1);
+        let hit = ray_sphere(&ray([-1e8, 0.05, 0.0], [1.0, 0.0, 0.0]), f32::INFINITY, &s).unwrap();
+        let expected = 1e8 - (0.1f64 * 0.1 - 0.05 * 0.05).sqrt();
+        assert!((f64::from(hit.t) - expected).abs() <= 8.0, "{}", hit.t);
+        assert_eq!(ray_sphere(&ray([-1e8, 0.11, 0.0], [1.0, 0.0, 0.0]), f32::INFINITY, &s), None);
+        // At 1e4 the hit point is resolved to f32 spacing (1e-3) and so is the normal.
+        let hit = ray_sphere(&ray([-1e4, 0.05, 0.0], [1.0, 0.0, 0.0]), f32::INFINITY, &s).unwrap();
+        assert!((f64::from(hit.t) - (1e4 - 0.0866)).abs() < 2e-3, "{}", hit.t);
+        assert!((hit.normal - Vec3::new(-0.866_025_4, 0.5, 0.0)).length() < 2e-2);
+    }
+
+    #[test]
+    fn aabb_faces_axis_parallel_rays_and_origin_on_face() {
+        let b = unit_box();
+        let hit = ray_aabb(&ray([-3.0, 0.0, 0.0], [2.0, 0.0, 0.0]), 5.0, &b).unwrap();
+        assert_eq!((hit.t, hit.normal), (1.0, -Vec3::X));
+        let hit = ray_aabb(&ray([0.5, 4.0, 0.5], [0.0, -1.0, 0.0]), 5.0, &b).unwrap();
+        assert_eq!((hit.t, hit.normal), (3.0, Vec3::Y));
+        // Parallel to a slab and outside it: miss, even with max_t = ∞.
+        assert_eq!(ray_aabb(&ray([-3.0, 2.0, 0.0], [1.0, 0.0, 0.0]), f32::INFINITY, &b), None);
+        // Sliding exactly along a face (origin coordinate == max, dir component 0) touches.
+        let hit = ray_aabb(&ray([-3.0, 1.0, 0.0], [1.0, 0.0, 0.0]), 5.0, &b).unwrap();
+        assert_eq!((hit.t, hit.normal), (2.0, -Vec3::X));
+        let hit = ray_aabb(&ray([-3.0, 1.0, -1.0], [1.0, 0.0, 0.0]), 5.0, &b).unwrap();
+        assert_eq!(hit.t, 2.0);
+        // Origin on a face: t = 0 whether entering or leaving, normal −dir.
+        let hit = ray_aabb(&ray([1.0, 0.0, 0.0], [-2.0, 0.0, 0.0]), 5.0, &b).unwrap();
+        assert_eq!((hit.t, hit.normal), (0.0, Vec3::X));
+        let hit = ray_aabb(&ray([1.0, 0.0, 0.0], [2.0, 0.0, 0.0]), 5.0, &b).unwrap();
+        assert_eq!((hit.t, hit.normal), (0.0, -Vec3::X));
+        // Corner graze.
+        let hit = ray_aabb(&ray([-2.0, -2.0, 1.0], [1.0, 1.0, 0.0]), 5.0, &b).unwrap();
+        assert_eq!(hit.t, 1.0);
+        assert!(hit.normal == -Vec3::X || hit.normal == -Vec3::Y);
+        // −0.0 direction components behave like +0.0.
+        let hit = ray_aabb(&ray([0.0, 0.0, 5.0], [-0.0, -0.0, -1.0]), 5.0, &b).unwrap();
+        assert_eq!((hit.t, hit.normal), (4.0, Vec3::Z));
+    }
+
+    #[test]
+    fn aabb_degenerate_and_inverted_boxes() {
+        let r = ray([0.0, 0.0, -5.0], [0.0, 0.0, 1.0]);
+        let flat = Aabb3::new(Vec3::new(-1.0, -1.0, 0.0), Vec3::new(1.0, 1.0, 0.0));
+        let hit = ray_aabb(&r, 10.0, &flat).unwrap();
+        assert_eq!((hit.t, hit.normal), (5.0, -Vec3::Z));
+        let point = Aabb3::new(Vec3::ZERO, Vec3::ZERO);
+        assert_eq!(ray_aabb(&r, 10.0, &point).unwrap().t, 5.0);
+        let inverted = Aabb3::new(Vec3::new(1.0, -1.0, -1.0), Vec3::new(-1.0, 1.0, 1.0));
+        assert_eq!(ray_aabb(&r, 10.0, &inverted), None);
+        let nan = Aabb3::new(Vec3::splat(f32::NAN), Vec3::ONE);
+        assert_eq!(ray_aabb(&r, 10.0, &nan), None);
+        let inf = Aabb3::new(Vec3::splat(f32::NEG_INFINITY), Vec3::ONE);
+        assert_eq!(ray_aabb(&r, 10.0, &inf), None);
+    }
+
+    #[test]
+    fn obb_rotated_face_normal_in_world() {
+        let rot = Mat3::from_rotation_z(std::f32::consts::FRAC_PI_4);
+        let obb = Obb3::new(Vec3::new(1.0, 0.0, 0.0), rot, Vec3::new(1.0, 2.0, 3.0));
+        let hit = ray_obb(&ray([1.0, 0.0, 10.0], [0.0, 0.0, -1.0]), 20.0, &obb).unwrap();
+        assert!((hit.t - 7.0).abs() < 1e-6);
+        assert!((hit.normal - Vec3::Z).length() < 1e-6);
+        // Along the box's local −x axis from outside.
+        let r = Ray3::new(Vec3::new(1.0, 0.0, 0.0) + rot * Vec3::new(5.0, 0.0, 0.0), rot * -Vec3::X);
+        let hit = ray_obb(&r, 20.0, &obb).unwrap();
+        assert!((hit.t - 4.0).abs() < 1e-5);
+        assert!((hit.normal - rot * Vec3::X).length() < 1e-6);
+        // Inside: t = 0, normal = −dir (world).
+        let hit = ray_obb(&ray([1.0, 0.0, 0.0], [0.0, 2.0, 0.0]), 1.0, &obb).unwrap();
+        assert_eq!((hit.t, hit.normal), (0.0, -Vec3::Y));
+        let negative = Obb3::new(Vec3::ZERO, Mat3::IDENTITY, Vec3::new(1.0, -1.0, 1.0));
+        assert_eq!(ray_obb(&ray([0.0, 0.0, -5.0], [0.0, 0.0, 1.0]), 10.0, &negative), None);
+        let nan_axes = Obb3::new(Vec3::ZERO, Mat3::NAN, Vec3::ONE);
+        assert_eq!(ray_obb(&ray([0.0, 0.0, -5.0], [0.0, 0.0, 1.0]), 10.0, &nan_axes), None);
+    }
+
+    #[test]
+    fn capsule_band_caps_inside_and_degenerate() {
+        let (a, b) = (Vec3::new(0.0, 0.0, 0.0), Vec3::new(4.0, 0.0, 0.0));
+        // Band.
+        let hit = ray_capsule(&ray([2.0, 5.0, 0.0], [0.0, -1.0, 0.0]), 10.0, a, b, 1.0).unwrap();
+        assert_eq!((hit.t, hit.normal), (4.0, Vec3::Y));
+        // Along the axis into each cap.
+        let hit = ray_capsule(&ray([-5.0, 0.0, 0.0], [1.0, 0.0, 0.0]), 10.0, a, b, 1.0).unwrap();
+        assert_eq!((hit.t, hit.normal), (4.0, -Vec3::X));
+        let hit = ray_capsule(&ray([9.0, 0.0, 0.0], [-2.0, 0.0, 0.0]), 10.0, a, b, 1.0).unwrap();
+        assert_eq!((hit.t, hit.normal), (2.0, Vec3::X));
+        // Entering the infinite cylinder beyond an end, then the cap.
+        let hit = ray_capsule(&ray([-0.5, 5.0, 0.0], [0.0, -1.0, 0.0]), 10.0, a, b, 1.0).unwrap();
+        let expected = 5.0 - (1.0f32 - 0.25).sqrt();
+        assert!((hit.t - expected).abs() < 1e-6);
+        // Parallel to the axis outside the cylinder: miss.
+        assert_eq!(ray_capsule(&ray([-5.0, 1.5, 0.0], [1.0, 0.0, 0.0]), 10.0, a, b, 1.0), None);
+        // Inside.
+        let hit = ray_capsule(&ray([3.0, 0.5, 0.0], [0.0, 0.0, 1.0]), 10.0, a, b, 1.0).unwrap();
+        assert_eq!((hit.t, hit.normal), (0.0, -Vec3::Z));
+        // a == b: a sphere.
+        let hit = ray_capsule(&ray([0.0, 0.0, -3.0], [0.0, 0.0, 1.0]), 10.0, a, a, 1.0).unwrap();
+        assert_eq!((hit.t, hit.normal), (2.0, -Vec3::Z));
+        // Zero radius: the segment itself.
+        let hit = ray_capsule(&ray([1.0, 3.0, 0.0], [0.0, -1.0, 0.0]), 10.0, a, b, 0.0).unwrap();
+        assert_eq!((hit.t, hit.normal), (3.0, Vec3::Y));
+        assert_eq!(ray_capsule(&ray([1.0, 3.0, 0.1], [0.0, -1.0, 0.0]), 10.0, a, b, 0.0), None);
+        // Bad radius or endpoints.
+        let r = ray([2.0, 0.0, 0.0], [0.0, 1.0, 0.0]);
+        assert_eq!(ray_capsule(&r, 10.0, a, b, -1.0), None);
+        assert_eq!(ray_capsule(&r, 10.0, a, b, f32::NAN), None);
+        assert_eq!(ray_capsule(&r, 10.0, a, Vec3::NAN, 1.0), None);
+    }
+
+    #[test]
+    fn triangle_barycentrics_sides_and_normal() {
+        let r = ray([0.25, 0.5, 2.0], [0.0, 0.0, -1.0]);
+        let hit = ray_triangle(&r, 5.0, &TRI).unwrap();
+        assert_eq!((hit.t, hit.u, hit.v, hit.front), (2.0, 0.25, 0.5, true));
+        assert_eq!(hit.normal(&TRI), Vec3::Z);
+        let r = ray([0.25, 0.5, -2.0], [0.0, 0.0, 4.0]);
+        let hit = ray_triangle(&r, 5.0, &TRI).unwrap();
+        assert_eq!((hit.t, hit.front), (0.5, false));
+        assert_eq!(hit.normal(&TRI), -Vec3::Z);
+        // Every dominant axis and sign.
+        for axis in 0..3 {
+            for s in [-1.0f32, 1.0] {
+                let rot = Mat3::from_cols_array(&[0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0]);
+                let rot = (0..axis).fold(Mat3::IDENTITY, |m, _| rot * m);
+                let tri = TRI.map(|p| rot * p);
+                let dir = rot * Vec3::new(0.01, 0.02, -s);
+                let o = rot * Vec3::new(0.2, 0.3, s);
+                let hit = ray_triangle(&Ray3::new(o, dir), 5.0, &tri).unwrap();
+                assert_eq!(hit.front, s > 0.0, "axis {axis} sign {s}");
+                assert!((hit.t - 1.0).abs() < 1e-6);
+                let n = hit.normal(&tri);
+                assert!(n.dot(dir) < 0.0);
+                let p = (1.0 - hit.u - hit.v) * tri[0] + hit.u * tri[1] + hit.v * tri[2];
+                assert!((p - o - hit.t * dir).length() < 1e-6);
+            }
+        }
+    }
+
+    #[test]
+    fn triangle_edges_vertices_and_limits() {
+        // Edges and vertices count.
+        for target in [Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::new(0.5, 0.0, 0.0), Vec3::new(0.5, 0.5, 0.0)] {
+            let r = Ray3::new(target + Vec3::Z, -Vec3::Z);
+            assert_eq!(ray_triangle(&r, 2.0, &TRI).unwrap().t, 1.0);
+        }
+        let r = ray([0.6, 0.6, 1.0], [0.0, 0.0, -1.0]);
+        assert_eq!(ray_triangle(&r, 2.0, &TRI), None);
+        // max_t is inclusive; behind the origin misses.
+        let r = ray([0.2, 0.2, 1.0], [0.0, 0.0, -1.0]);
+        assert_eq!(ray_triangle(&r, 1.0, &TRI).unwrap().t, 1.0);
+        assert_eq!(ray_triangle(&r, 0.999, &TRI), None);
+        let r = ray([0.2, 0.2, 1.0], [0.0, 0.0, 1.0]);
+        assert_eq!(ray_triangle(&r, 9.0, &TRI), None);
+        // Origin on the triangle: t = 0.
+        let r = ray([0.2, 0.2, 0.0], [0.0, 1.0, -1.0]);
+        assert_eq!(ray_triangle(&r, 9.0, &TRI).unwrap().t, 0.0);
+    }
+
+    #[test]
+    fn triangle_degenerate_inputs_never_hit() {
+        let r = ray([0.5, 0.0, 1.0], [0.0, 0.0, -1.0]);
+        let repeated = [Vec3::ZERO, Vec3::X, Vec3::ZERO];
+        let collinear = [Vec3::ZERO, Vec3::X, Vec3::new(2.0, 0.0, 0.0)];
+        let point = [Vec3::X; 3];
+        for tri in [repeated, collinear, point] {
+            assert_eq!(ray_triangle(&r, 9.0, &tri), None);
+        }
+        // Collinear but not axis aligned, hit through an interior point of the segment.
+        let collinear = [Vec3::new(1.0, 2.0, 3.0), Vec3::new(3.0, 3.0, 4.0), Vec3::new(7.0, 5.0, 6.0)];
+        for dir in [Vec3::new(0.3, -1.0, 0.2), Vec3::new(1.0, 1.0, -3.0)] {
+            let r = Ray3::new(Vec3::new(5.0, 4.0, 5.0) - dir, dir);
+            assert_eq!(ray_triangle(&r, 9.0, &collinear), None);
+        }
+        // Non-finite vertices.
+        let r = ray([0.2, 0.2, 1.0], [0.0, 0.0, -1.0]);
+        let inf = [Vec3::ZERO, Vec3::new(f32::INFINITY, 0.0, 0.0), Vec3::Y];
+        let nan = [Vec3::ZERO, Vec3::X, Vec3::new(0.0, f32::NAN, 0.0)];
+        assert_eq!(ray_triangle(&r, 9.0, &inf), None);
+        assert_eq!(ray_triangle(&r, 9.0, &nan), None);
+        // A ray in the triangle's plane does not hit.
+        let r = ray([-1.0, 0.2, 0.0], [1.0, 0.0, 0.0]);
+        assert_eq!(ray_triangle(&r, 9.0, &TRI), None);
+    }
+
+    #[test]
+    fn segment_triangle_uses_unit_parameter() {
+        let hit = segment_triangle(Vec3::new(0.2, 0.2, 1.0), Vec3::new(0.2, 0.2, -3.0), &TRI).unwrap();
+        assert_eq!(hit.t, 0.25);
+        assert_eq!(segment_triangle(Vec3::new(0.2, 0.2, 1.0), Vec3::new(0.2, 0.2, 0.5), &TRI), None);
+        let p = Vec3::new(0.2, 0.2, 0.0);
+        assert_eq!(segment_triangle(p, p, &TRI), None);
+    }
+
+    #[test]
+    fn setup_is_reusable_across_triangles() {
+        let r = ray([0.1, 0.1, 5.0], [0.0, 0.0, -1.0]);
+        let setup = RayTriangleSetup::new(&r);
+        for z in [0.0f32, 1.0, 2.0, 9.0] {
+            let tri = TRI.map(|p| p + Vec3::Z * z);
+            assert_eq!(ray_triangle_with(&setup, 10.0, &tri), ray_triangle(&r, 10.0, &tri));
+        }
+    }
+}

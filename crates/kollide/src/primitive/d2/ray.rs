@@ -1,1 +1,355 @@
-//! TODO
+//! Ray casts in 2D: circles, boxes, segments and convex polygons.
+//!
+//! The contract is the one of the 3D casts (`kollide::primitive`, module `ray`), in the plane:
+//!
+//! - **Valid rays.** `origin` must be finite and `dir · dir` a positive normal `f32`
+//!   (`f32::MIN_POSITIVE ≤ dir · dir ≤ f32::MAX`); any other ray, in particular a zero `dir`, gets
+//!   `None`. `max_t` may be `+∞`; a negative or NaN `max_t` gets `None`. Hits have `t ∈ [0, max_t]`
+//!   in units of `dir`.
+//! - **Solids.** Circles, boxes and polygons are closed solids: a ray whose origin lies in one
+//!   (inside or on its boundary) hits at `t = 0` with normal `-dir / |dir|`; otherwise the hit is the
+//!   first boundary point with the outward unit normal there (`normal · dir ≤ 0`, up to rounding for
+//!   tangent hits). Touching counts.
+//! - **Bad shapes.** Non-finite coordinates or a negative size make a shape empty: `None`.
+
+use crate::bounds::{Aabb2, Circle};
+use crate::math::{Ray2, Vec2};
+
+/// Where a ray first meets a circle, box, segment or polygon.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RayHit2 {
+    /// Ray parameter of the hit, in `[0, max_t]`; the point is `ray.at(t)`.
+    pub t: f32,
+    /// Unit normal at the hit, facing against the ray (`normal · dir ≤ 0`).
+    pub normal: Vec2,
+}
+
+/// `dir · dir` when the ray and `max_t` satisfy the module's validity contract, else `None`.
+#[inline]
+fn checked_dir_len2(ray: &Ray2, max_t: f32) -> Option<f32> {
+    let dd = ray.dir.length_squared();
+    (ray.origin.is_finite() && (f32::MIN_POSITIVE..=f32::MAX).contains(&dd) && max_t >= 0.0).then_some(dd)
+}
+
+/// `-dir / |dir|` for a validated ray.
+#[inline]
+fn against(dir: Vec2, dd: f32) -> Vec2 {
+    dir * (-1.0 / dd.sqrt())
+}
+
+/// Casts a ray against a solid disc.
+///
+/// See the module docs for the shared contract. A zero radius is the single point `center`, hit
+/// only when the ray passes through it exactly; a negative or NaN radius is empty. The quadratic is
+/// solved in the cancellation-free form of Haines et al. (Ray Tracing Gems, ch. 7), as in the 3D
+/// sphere cast.
+pub fn ray_circle(ray: &Ray2, max_t: f32, circle: &Circle) -> Option<RayHit2> {
+    let dd = checked_dir_len2(ray, max_t)?;
+    let r = circle.radius;
+    if !(circle.center.is_finite() && r.is_finite() && r >= 0.0) {
+        return None;
+    }
+    let d = ray.dir;
+    let f = ray.origin - circle.center;
+    let r2 = r * r;
+    let c = f.length_squared() - r2;
+    if c <= 0.0 {
+        return Some(RayHit2 { t: 0.0, normal: against(d, dd) });
+    }
+    let b = f.dot(d);
+    if !(b < 0.0) {
+        return None; // outside and not approaching the center
+    }
+    // b² − dd·c = dd (r² − |l|²), l = offset from the center to the closest point of the line.
+    let l = f - (b / dd) * d;
+    let disc = r2 - l.length_squared();
+    if !(disc >= 0.0) {
+        return None;
+    }
+    let t = c / (-b + (dd * disc).sqrt());
+    (t <= max_t).then(|| RayHit2 { t, normal: (f + t * d).normalize_or(against(d, dd)) })
+}
+
+/// Casts a ray against a solid axis-aligned box.
+///
+/// Slab test (Ericson, *Real-Time Collision Detection*, §5.3.3) with the parallel case explicit, so
+/// zero direction components and origins exactly on an edge are exact. See the module docs for the
+/// shared contract. At a corner the normal is the one of an edge meeting there. An inverted box
+/// (`min > max` on some axis) is empty; a zero-extent box (a segment or point) is hit where the ray
+/// meets it.
+pub fn ray_aabb(ray: &Ray2, max_t: f32, aabb: &Aabb2) -> Option<RayHit2> {
+    let dd = checked_dir_len2(ray, max_t)?;
+    let (min, max) = (aabb.min, aabb.max);
+    if !(min.is_finite() && max.is_finite() && min.cmple(max).all()) {
+        return None;
+    }
+    let (o, d) = (ray.origin, ray.dir);
+    let inv = d.recip();
+    let t1 = (min - o) * inv;
+    let t2 = (max - o) * inv;
+    // Zero or subnormal components (reciprocal overflows): inside that slab for all t, or never.
+    let parallel = inv.abs().cmpeq(Vec2::INFINITY);
+    let in_slab = o.cmpge(min) & o.cmple(max);
+    let always = Vec2::select(in_slab, Vec2::NEG_INFINITY, Vec2::INFINITY);
+    let near = Vec2::select(parallel, always, t1.min(t2));
+    let far = Vec2::select(parallel, -always, t1.max(t2));
+    let enter = near.max_element();
+    let exit = far.min_element();
+    if !(enter <= exit && exit >= 0.0 && enter <= max_t) {
+        return None;
+    }
+    if enter <= 0.0 {
+        return Some(RayHit2 { t: 0.0, normal: against(d, dd) });
+    }
+    let normal = if near.x == enter { Vec2::new(-d.x.signum(), 0.0) } else { Vec2::new(0.0, -d.y.signum()) };
+    Some(RayHit2 { t: enter, normal })
+}
+
+/// Casts a ray against the closed segment `a b` (a one-dimensional set, not a solid).
+///
+/// A crossing reports the segment's unit normal facing against the ray. A ray along the segment's
+/// line that overlaps it hits at the first shared point (`t = 0` if the origin is on the segment,
+/// else the nearer endpoint), with normal `-dir / |dir|`, as if the ray struck the segment's end;
+/// `a == b` is a point, hit the same way when the ray passes exactly through it. Endpoints count.
+/// `None` for an invalid ray or `max_t` (see the module docs) or non-finite endpoints.
+pub fn ray_segment(ray: &Ray2, max_t: f32, a: Vec2, b: Vec2) -> Option<RayHit2> {
+    let dd = checked_dir_len2(ray, max_t)?;
+    if !(a.is_finite() && b.is_finite()) {
+        return None;
+    }
+    let d = ray.dir;
+    let e = b - a;
+    let w = a - ray.origin;
+    // o + t d = a + s e. Crossing both sides with e and with d (Ericson §5.1.9.1):
+    // t = (w × e) / (d × e), s = (w × d) / (d × e).
+    let denom = d.perp_dot(e);
+    let t_num = w.perp_dot(e);
+    let s_num = w.perp_dot(d);
+    if denom != 0.0 {
+        // Range tests without division, after making the denominator positive.
+        let (denom, t_num, s_num) =
+            if denom < 0.0 { (-denom, -t_num, -s_num) } else { (denom, t_num, s_num) };
+        if !(t_num >= 0.0 && t_num <= max_t * denom && s_num >= 0.0 && s_num <= denom) {
+            return None;
+        }
+        let n = e.perp();
+        let n = if n.dot(d) > 0.0 { -n } else { n };
+        return Some(RayHit2 { t: (t_num / denom).min(max_t), normal: n.normalize_or(against(d, dd)) });
+    }
+    if s_num != 0.0 {
+        return None; // parallel, off the line
+    }
+    // On the ray's line: the segment covers [min(ta, tb), max(ta, tb)] in ray parameters.
+    let ta = w.dot(d) / dd;
+    let tb = (b - ray.origin).dot(d) / dd;
+    let t = ta.min(tb).max(0.0);
+    (t <= ta.max(tb) && t <= max_t).then(|| RayHit2 { t, normal: against(d, dd) })
+}
+
+/// Casts a ray against a solid convex polygon given as a vertex loop (implicitly closed).
+///
+/// Cyrus–Beck clipping (Cyrus and Beck 1978; Ericson §5.3.8): the ray is clipped against each edge's
+/// inner half-plane, and the last entering edge gives the normal. Either winding is accepted (the
+/// sign of the shoelace area decides). See the module docs for the shared contract. Fewer than three
+/// vertices, zero signed area (all vertices collinear) or a non-finite vertex give `None`. For a
+/// non-convex loop the answer is the cast against the intersection of its edges' half-planes.
+pub fn ray_polygon(ray: &Ray2, max_t: f32, poly: &[Vec2]) -> Option<RayHit2> {
+    let dd = checked_dir_len2(ray, max_t)?;
+    let n = poly.len();
+    if n < 3 {
+        return None;
+    }
+    let mut twice_area = 0.0;
+    let mut prev = poly[n - 1];
+    for &p in poly {
+        if !p.is_finite() {
+            return None;
+        }
+        twice_area += prev.perp_dot(p);
+        prev = p;
+    }
+    // Outward normal of edge e is e.perp() rotated by −90° for counter-clockwise loops: (e.y, −e.x).
+    let orientation = if twice_area > 0.0 {
+        1.0
+    } else if twice_area < 0.0 {
+        -1.0
+    } else {
+        return None;
+    };
+    let (o, d) = (ray.origin, ray.dir);
+    let (mut t_lo, mut t_hi) = (0.0f32, max_t);
+    let mut entry_normal = None;
+    let mut prev = poly[n - 1];
+    for &p in poly {
+        let e = p - prev;
+        let normal = Vec2::new(e.y, -e.x) * orientation;
+        // Inside the edge's half-plane: normal · (o + t d − prev) ≤ 0  ⇔  t·den ≤ num.
+        let num = normal.dot(prev - o);
+        let den = normal.dot(d);
+        if den < 0.0 {
+            let t = num / den;
+            if t > t_lo {
+                t_lo = t;
+                entry_normal = Some(normal);
+            }
+        } else if den > 0.0 {
+            t_hi = t_hi.min(num / den);
+        } else if num < 0.0 {
+            return None; // parallel to the edge and outside it
+        }
+        if t_lo > t_hi {
+            return None;
+        }
+        prev = p;
+    }
+    let fallback = against(d, dd);
+    Some(RayHit2 { t: t_lo, normal: entry_normal.map_or(fallback, |m| m.normalize_or(fallback)) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ray(o: [f32; 2], d: [f32; 2]) -> Ray2 {
+        Ray2::new(Vec2::from(o), Vec2::from(d))
+    }
+
+    const SQUARE: [Vec2; 4] =
+        [Vec2::new(-1.0, -1.0), Vec2::new(1.0, -1.0), Vec2::new(1.0, 1.0), Vec2::new(-1.0, 1.0)];
+
+    fn all_miss(r: &Ray2, max_t: f32) {
+        let b = Aabb2::new(Vec2::splat(-1.0), Vec2::splat(1.0));
+        assert_eq!(ray_circle(r, max_t, &Circle::new(Vec2::ZERO, 1.0)), None);
+        assert_eq!(ray_aabb(r, max_t, &b), None);
+        assert_eq!(ray_segment(r, max_t, Vec2::new(-1.0, 0.0), Vec2::X), None);
+        assert_eq!(ray_polygon(r, max_t, &SQUARE), None);
+    }
+
+    #[test]
+    fn invalid_rays_and_limits_miss_everything() {
+        // The origin lies in every shape (on the segment), so an accepted query would hit.
+        let o = [0.0, 0.0];
+        all_miss(&ray(o, [0.0, 0.0]), 1.0);
+        all_miss(&ray(o, [1e-30, 0.0]), 1.0);
+        all_miss(&ray(o, [f32::NAN, 1.0]), 1.0);
+        all_miss(&ray(o, [f32::INFINITY, 1.0]), 1.0);
+        all_miss(&ray([f32::NAN, 0.0], [0.0, 1.0]), 1.0);
+        all_miss(&ray([0.0, f32::INFINITY], [0.0, 1.0]), 1.0);
+        all_miss(&ray(o, [0.0, 1.0]), -1.0);
+        all_miss(&ray(o, [0.0, 1.0]), f32::NAN);
+        // And the same queries with a valid limit do hit.
+        let r = ray(o, [0.0, 1.0]);
+        assert!(ray_circle(&r, 1.0, &Circle::new(Vec2::ZERO, 1.0)).is_some());
+        assert!(ray_segment(&r, 1.0, Vec2::new(-1.0, 0.0), Vec2::X).is_some());
+        assert!(ray_polygon(&r, f32::INFINITY, &SQUARE).is_some());
+    }
+
+    #[test]
+    fn circle_cases() {
+        let c = Circle::new(Vec2::new(1.0, 0.0), 1.0);
+        let hit = ray_circle(&ray([-3.0, 0.0], [2.0, 0.0]), 5.0, &c).unwrap();
+        assert_eq!((hit.t, hit.normal), (1.5, -Vec2::X));
+        let hit = ray_circle(&ray([-3.0, 1.0], [1.0, 0.0]), 5.0, &c).unwrap();
+        assert_eq!((hit.t, hit.normal), (4.0, Vec2::Y));
+        assert_eq!(ray_circle(&ray([-3.0, 0.0], [-1.0, 0.0]), 5.0, &c), None);
+        assert_eq!(ray_circle(&ray([-3.0, 0.0], [1.0, 0.0]), 2.9, &c), None);
+        let hit = ray_circle(&ray([1.5, 0.0], [0.0, 2.0]), 5.0, &c).unwrap();
+        assert_eq!((hit.t, hit.normal), (0.0, -Vec2::Y));
+        let point = Circle::new(Vec2::ZERO, 0.0);
+        let hit = ray_circle(&ray([-1.0, 0.0], [1.0, 0.0]), 5.0, &point).unwrap();
+        assert_eq!((hit.t, hit.normal), (1.0, -Vec2::X));
+        for r in [-1.0, f32::NAN, f32::INFINITY] {
+            let bad = Circle::new(Vec2::ZERO, r);
+            assert_eq!(ray_circle(&ray([-3.0, 0.0], [1.0, 0.0]), 5.0, &bad), None);
+        }
+    }
+
+    #[test]
+    fn aabb_cases() {
+        let b = Aabb2::new(Vec2::new(-1.0, -1.0), Vec2::new(1.0, 1.0));
+        let hit = ray_aabb(&ray([-3.0, 0.5], [1.0, 0.0]), 5.0, &b).unwrap();
+        assert_eq!((hit.t, hit.normal), (2.0, -Vec2::X));
+        let hit = ray_aabb(&ray([0.5, 3.0], [0.0, -4.0]), 5.0, &b).unwrap();
+        assert_eq!((hit.t, hit.normal), (0.5, Vec2::Y));
+        // Sliding along an edge touches; parallel outside misses.
+        assert_eq!(ray_aabb(&ray([-3.0, 1.0], [1.0, 0.0]), 5.0, &b).unwrap().t, 2.0);
+        assert_eq!(ray_aabb(&ray([-3.0, 1.5], [1.0, 0.0]), f32::INFINITY, &b), None);
+        // Origin on an edge: t = 0 with −dir.
+        let hit = ray_aabb(&ray([1.0, 0.0], [1.0, 0.0]), 5.0, &b).unwrap();
+        assert_eq!((hit.t, hit.normal), (0.0, -Vec2::X));
+        // Degenerate and inverted boxes.
+        let seg = Aabb2::new(Vec2::new(0.0, -1.0), Vec2::new(0.0, 1.0));
+        assert_eq!(ray_aabb(&ray([-3.0, 0.0], [1.0, 0.0]), 5.0, &seg).unwrap().t, 3.0);
+        let inverted = Aabb2::new(Vec2::new(1.0, -1.0), Vec2::new(-1.0, 1.0));
+        assert_eq!(ray_aabb(&ray([-3.0, 0.0], [1.0, 0.0]), 5.0, &inverted), None);
+        let nan = Aabb2::new(Vec2::new(f32::NAN, -1.0), Vec2::ONE);
+        assert_eq!(ray_aabb(&ray([-3.0, 0.0], [1.0, 0.0]), 5.0, &nan), None);
+    }
+
+    #[test]
+    fn segment_cases() {
+        let (a, b) = (Vec2::new(0.0, -1.0), Vec2::new(0.0, 1.0));
+        let hit = ray_segment(&ray([-2.0, 0.5], [1.0, 0.0]), 5.0, a, b).unwrap();
+        assert_eq!((hit.t, hit.normal), (2.0, -Vec2::X));
+        let hit = ray_segment(&ray([2.0, 0.5], [-4.0, 0.0]), 5.0, a, b).unwrap();
+        assert_eq!((hit.t, hit.normal), (0.5, Vec2::X));
+        // Endpoints count; beyond them misses; max_t inclusive.
+        assert_eq!(ray_segment(&ray([-2.0, 1.0], [1.0, 0.0]), 5.0, a, b).unwrap().t, 2.0);
+        assert_eq!(ray_segment(&ray([-2.0, 1.01], [1.0, 0.0]), 5.0, a, b), None);
+        assert!(ray_segment(&ray([-2.0, 0.0], [1.0, 0.0]), 2.0, a, b).is_some());
+        assert_eq!(ray_segment(&ray([-2.0, 0.0], [1.0, 0.0]), 1.99, a, b), None);
+        // Collinear: first shared point, normal −dir.
+        let hit = ray_segment(&ray([0.0, -3.0], [0.0, 1.0]), 5.0, a, b).unwrap();
+        assert_eq!((hit.t, hit.normal), (2.0, -Vec2::Y));
+        let hit = ray_segment(&ray([0.0, 0.0], [0.0, -1.0]), 5.0, a, b).unwrap();
+        assert_eq!((hit.t, hit.normal), (0.0, Vec2::Y));
+        assert_eq!(ray_segment(&ray([0.0, 3.0], [0.0, 1.0]), 5.0, a, b), None);
+        assert_eq!(ray_segment(&ray([0.5, -3.0], [0.0, 1.0]), 5.0, a, b), None);
+        // Point segment.
+        let p = Vec2::new(1.0, 1.0);
+        assert_eq!(ray_segment(&ray([0.0, 0.0], [1.0, 1.0]), 5.0, p, p).unwrap().t, 1.0);
+        assert_eq!(ray_segment(&ray([0.0, 0.0], [1.0, 0.9]), 5.0, p, p), None);
+        assert_eq!(ray_segment(&ray([0.0, 0.0], [1.0, 0.0]), 5.0, a, Vec2::NAN), None);
+    }
+
+    #[test]
+    fn polygon_cases_both_windings() {
+        let cw: Vec<Vec2> = SQUARE.iter().rev().copied().collect();
+        for poly in [&SQUARE[..], &cw[..]] {
+            let hit = ray_polygon(&ray([-3.0, 0.5], [1.0, 0.0]), 5.0, poly).unwrap();
+            assert_eq!((hit.t, hit.normal), (2.0, -Vec2::X));
+            let hit = ray_polygon(&ray([0.5, 3.0], [0.0, -2.0]), 5.0, poly).unwrap();
+            assert_eq!((hit.t, hit.normal), (1.0, Vec2::Y));
+            assert_eq!(ray_polygon(&ray([-3.0, 0.5], [-1.0, 0.0]), 5.0, poly), None);
+            assert_eq!(ray_polygon(&ray([-3.0, 0.5], [1.0, 0.0]), 1.5, poly), None);
+            assert_eq!(ray_polygon(&ray([-3.0, 1.5], [1.0, 0.0]), 9.0, poly), None);
+            // Sliding along an edge touches; origin inside or on the boundary hits at t = 0.
+            assert_eq!(ray_polygon(&ray([-3.0, 1.0], [1.0, 0.0]), 9.0, poly).unwrap().t, 2.0);
+            let hit = ray_polygon(&ray([0.0, 0.0], [0.0, 3.0]), 9.0, poly).unwrap();
+            assert_eq!((hit.t, hit.normal), (0.0, -Vec2::Y));
+            let hit = ray_polygon(&ray([-1.0, 0.0], [1.0, 0.0]), 9.0, poly).unwrap();
+            assert_eq!((hit.t, hit.normal), (0.0, -Vec2::X));
+        }
+        // Triangle, diagonal edge normal.
+        let tri = [Vec2::ZERO, Vec2::new(2.0, 0.0), Vec2::new(0.0, 2.0)];
+        let hit = ray_polygon(&ray([2.0, 2.0], [-1.0, -1.0]), 9.0, &tri).unwrap();
+        assert_eq!(hit.t, 1.0);
+        assert!((hit.normal - Vec2::ONE.normalize()).length() < 1e-6);
+    }
+
+    #[test]
+    fn polygon_degenerate_inputs() {
+        let r = ray([-3.0, 0.0], [1.0, 0.0]);
+        assert_eq!(ray_polygon(&r, 9.0, &[]), None);
+        assert_eq!(ray_polygon(&r, 9.0, &SQUARE[..2]), None);
+        let collinear = [Vec2::new(-1.0, 0.0), Vec2::ZERO, Vec2::X];
+        assert_eq!(ray_polygon(&r, 9.0, &collinear), None);
+        let nan = [Vec2::ZERO, Vec2::X, Vec2::new(f32::NAN, 1.0)];
+        assert_eq!(ray_polygon(&r, 9.0, &nan), None);
+        let inf = [Vec2::ZERO, Vec2::X, Vec2::new(0.0, f32::INFINITY)];
+        assert_eq!(ray_polygon(&r, 9.0, &inf), None);
+        // Repeated vertices (zero-length edges) are harmless.
+        let repeated = [SQUARE[0], SQUARE[0], SQUARE[1], SQUARE[2], SQUARE[2], SQUARE[3]];
+        assert_eq!(ray_polygon(&r, 9.0, &repeated).unwrap().t, 2.0);
+    }
+}

@@ -1,0 +1,86 @@
+//! Runs the `kollide` binary and checks exit status and key output lines.
+
+use std::process::{Command, Output};
+
+fn kollide(args: &[&str]) -> Output {
+    let output =
+        Command::new(env!("CARGO_BIN_EXE_kollide")).args(args).output().expect("the kollide binary runs");
+    assert!(
+        output.status.success(),
+        "kollide {args:?} failed: {}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+fn stdout(args: &[&str]) -> String {
+    String::from_utf8(kollide(args).stdout).expect("UTF-8 output")
+}
+
+#[test]
+fn help_lists_every_subcommand() {
+    let help = stdout(&["--help"]);
+    assert!(help.contains("Usage: kollide"), "{help}");
+    for line in ["demo", "info", "help"] {
+        assert!(help.lines().any(|l| l.trim_start().starts_with(line)), "no `{line}` in:\n{help}");
+    }
+    let demo_help = stdout(&["demo", "--help"]);
+    assert!(demo_help.contains("--quick"), "{demo_help}");
+    assert!(demo_help.contains("--seed"), "{demo_help}");
+}
+
+#[test]
+fn info_prints_version_profile_and_query_families() {
+    let info = stdout(&["info"]);
+    assert!(info.contains(&format!("kollide {}", env!("CARGO_PKG_VERSION"))), "{info}");
+    assert!(info.contains("build profile: "), "{info}");
+    assert!(info.contains("cargo features: "), "{info}");
+    assert!(info.contains("query families:"), "{info}");
+    for family in ["bounding volumes", "closest points", "overlap tests", "ray casts", "2D"] {
+        assert!(info.contains(family), "no `{family}` in:\n{info}");
+    }
+}
+
+/// Parses the `tests` and `hits` columns of the row whose kollide function is `api`.
+fn tests_and_hits(demo: &str, api: &str) -> (usize, usize) {
+    let line = demo
+        .lines()
+        .find(|l| l.split_whitespace().any(|w| w == api))
+        .unwrap_or_else(|| panic!("no row for {api} in:\n{demo}"));
+    let after: Vec<&str> = line.split_whitespace().skip_while(|w| *w != api).skip(1).collect();
+    (after[0].parse().unwrap(), after[1].parse().unwrap())
+}
+
+#[test]
+fn quick_demo_runs_every_primitive_test() {
+    let demo = stdout(&["demo", "--quick"]);
+    assert!(demo.contains("scene primitives"), "{demo}");
+    assert!(demo.contains("ns/test"), "{demo}");
+    assert!(demo.contains("Mtests/s"), "{demo}");
+    for api in [
+        "Aabb3::ray_interval",
+        "ray_triangle",
+        "test_triangle_triangle",
+        "Obb3::overlaps",
+        "test_sphere_triangle",
+        "point_in_polygon_winding",
+        "Kdop26::overlaps",
+    ] {
+        let (tests, hits) = tests_and_hits(&demo, api);
+        assert_eq!(tests, 512, "{api}");
+        // A scene where nothing or everything hits would demonstrate only one branch.
+        assert!(hits > 0 && hits < tests, "{api}: {hits} hits of {tests}");
+    }
+}
+
+#[test]
+fn demo_is_the_default_and_is_reproducible() {
+    // Without a subcommand the full demo runs; compare only the seeded, deterministic columns
+    // of the quick demo run twice.
+    let a = stdout(&["demo", "--quick", "--seed", "7"]);
+    let b = stdout(&["demo", "--quick", "--seed", "7"]);
+    assert_eq!(tests_and_hits(&a, "test_triangle_triangle"), tests_and_hits(&b, "test_triangle_triangle"));
+    let default = stdout(&[]);
+    assert!(default.contains("scene primitives"), "{default}");
+}
