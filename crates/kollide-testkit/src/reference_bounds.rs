@@ -80,6 +80,47 @@ pub fn ray_rect_samples(
         .collect()
 }
 
+/// The exact parameter interval `[t0, t1]`, `t0 >= 0`, of the integer ray `origin + t dir` inside
+/// the closed integer box (not clipped above), or `None` if the ray never touches it for
+/// `t >= 0`. Computed in exact rationals; the endpoints are then rounded to `f64`.
+///
+/// Per axis: a zero direction keeps the whole line if `min <= o <= max` (the closed slab, a ray
+/// sliding in a face plane included) and nothing otherwise; a non-zero direction gives the
+/// rational interval between `(min - o) / d` and `(max - o) / d`. The box must not be inverted.
+pub fn ray_box_interval_exact(
+    min: I64Vec3,
+    max: I64Vec3,
+    origin: I64Vec3,
+    dir: I64Vec3,
+) -> Option<(f64, f64)> {
+    // Rationals as (numerator, positive denominator); a <= b iff a.0 * b.1 <= b.0 * a.1.
+    let le = |a: (i64, i64), b: (i64, i64)| a.0 * b.1 <= b.0 * a.1;
+    let mut lo: (i64, i64) = (0, 1);
+    let mut hi: Option<(i64, i64)> = None; // None = +∞
+    for axis in 0..3 {
+        let (mn, mx, o, d) = (min[axis], max[axis], origin[axis], dir[axis]);
+        if d == 0 {
+            if o < mn || o > mx {
+                return None;
+            }
+            continue;
+        }
+        let (a, b) = if d > 0 { ((mn - o, d), (mx - o, d)) } else { ((o - mx, -d), (o - mn, -d)) };
+        if le(lo, a) {
+            lo = a;
+        }
+        if hi.is_none_or(|h| le(b, h)) {
+            hi = Some(b);
+        }
+    }
+    let to_f64 = |r: (i64, i64)| r.0 as f64 / r.1 as f64;
+    match hi {
+        None => Some((to_f64(lo), f64::INFINITY)),
+        Some(h) if le(lo, h) => Some((to_f64(lo), to_f64(h))),
+        Some(_) => None,
+    }
+}
+
 /// The 8 corners of the box `[min, max]` in `f64`.
 pub fn box_corners(min: DVec3, max: DVec3) -> [DVec3; 8] {
     std::array::from_fn(|i| {

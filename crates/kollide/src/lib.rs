@@ -6,9 +6,13 @@
 //! - [`bounds`]: bounding volumes ([`bounds::Aabb3`], [`bounds::Sphere`], [`bounds::Obb3`],
 //!   [`bounds::Kdop`], and their 2D twins).
 //! - [`primitive`]: pure geometric tests on raw points: closest points, overlap tests, ray casts.
+//! - [`bvh`]: 4-wide bounding volume hierarchies over boxes (binned SAH, SIMD traversal).
+//! - [`mesh`]: triangle meshes: file loading, validation, topology.
 //!
 //! Conventions (frames, signs, tolerances) are in `docs/conventions.md`.
 
 pub mod bounds;
+pub mod bvh;
 pub mod math;
+pub mod mesh;
 pub mod primitive;

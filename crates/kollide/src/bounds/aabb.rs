@@ -45,7 +45,7 @@ pub trait Bounds: Copy {
     fn contains(&self, other: &Self) -> bool;
 
     /// The cost measure of the surface area heuristic: surface area in 3D, perimeter in 2D;
-    /// zero for empty boxes.
+    /// zero for empty (inverted) boxes.
     fn surface_area(&self) -> f32;
 
     /// The center point.
@@ -98,10 +98,7 @@ impl Aabb3 {
     ///
     /// It is the identity of [`Aabb3::merge`] and [`Aabb3::grow`], [`Aabb3::is_empty`] is `true`,
     /// it overlaps nothing, contains no point, and every box contains it.
-    pub const EMPTY: Self = Self {
-        min: Vec3::INFINITY,
-        max: Vec3::NEG_INFINITY,
-    };
+    pub const EMPTY: Self = Self { min: Vec3::INFINITY, max: Vec3::NEG_INFINITY };
 
     /// The box with the given corners. No check: `min > max` on some axis gives an inverted box.
     #[inline]
@@ -112,10 +109,7 @@ impl Aabb3 {
     /// The box `center ± half_extents`. A negative half extent gives an inverted (empty) box.
     #[inline]
     pub fn from_center_half_extents(center: Vec3, half_extents: Vec3) -> Self {
-        Self {
-            min: center - half_extents,
-            max: center + half_extents,
-        }
+        Self { min: center - half_extents, max: center + half_extents }
     }
 
     /// The smallest box containing every point, or `None` if `points` is empty or some point has a
@@ -167,18 +161,20 @@ impl Aabb3 {
 
     /// The surface area `2 (xy + yz + zx)`, the cost measure of the surface area heuristic.
     ///
-    /// Inverted axes count as zero length, so an empty box has area 0.
+    /// 0 for an empty (inverted) box and for a box with a NaN coordinate.
     #[inline]
     pub fn surface_area(&self) -> f32 {
-        let s = self.size().max(Vec3::ZERO);
-        2.0 * (s.x * s.y + s.y * s.z + s.z * s.x)
+        let s = self.size();
+        let area = 2.0 * (s.x * s.y + s.y * s.z + s.z * s.x);
+        if s.cmpge(Vec3::ZERO).all() { area } else { 0.0 }
     }
 
-    /// The volume `x y z`; 0 for an empty or flat box.
+    /// The volume `x y z`; 0 for a flat box, an empty (inverted) box and a box with a NaN
+    /// coordinate.
     #[inline]
     pub fn volume(&self) -> f32 {
-        let s = self.size().max(Vec3::ZERO);
-        s.x * s.y * s.z
+        let s = self.size();
+        if s.cmpge(Vec3::ZERO).all() { s.x * s.y * s.z } else { 0.0 }
     }
 
     /// The smallest box containing both: componentwise `min` of the mins and `max` of the maxes.
@@ -188,10 +184,7 @@ impl Aabb3 {
     /// kept, a NaN in `self` is replaced by `other`'s coordinate.
     #[inline]
     pub fn merge(&self, other: &Self) -> Self {
-        Self {
-            min: self.min.min(other.min),
-            max: self.max.max(other.max),
-        }
+        Self { min: self.min.min(other.min), max: self.max.max(other.max) }
     }
 
     /// Enlarges the box in place to contain `p`. Growing [`Aabb3::EMPTY`] by `p` gives the
@@ -208,10 +201,7 @@ impl Aabb3 {
     /// finite margin.
     #[inline]
     pub fn expanded(&self, margin: f32) -> Self {
-        Self {
-            min: self.min - Vec3::splat(margin),
-            max: self.max + Vec3::splat(margin),
-        }
+        Self { min: self.min - Vec3::splat(margin), max: self.max + Vec3::splat(margin) }
     }
 
     /// Whether the two closed boxes share a point (touching faces, edges or corners count).
@@ -298,12 +288,7 @@ impl Aabb3 {
     /// is inverted or has a NaN coordinate. An infinite `inv_dir` component means a zero `dir`
     /// component; a zero `inv_dir` component (an infinite `dir`) is not meaningful.
     #[inline]
-    pub fn ray_interval_inv(
-        &self,
-        origin: Vec3,
-        inv_dir: Vec3,
-        max_t: f32,
-    ) -> Option<(f32, f32)> {
+    pub fn ray_interval_inv(&self, origin: Vec3, inv_dir: Vec3, max_t: f32) -> Option<(f32, f32)> {
         let inv = Vec3A::from(inv_dir);
         self.slab_interval(Vec3A::from(origin), inv, max_t, !inv.is_nan_mask())
     }
@@ -341,10 +326,7 @@ impl Aabb3 {
         let h = self.half_extents();
         let m = &transform.matrix3;
         let e = m.x_axis.abs() * h.x + m.y_axis.abs() * h.y + m.z_axis.abs() * h.z;
-        Self {
-            min: (c - e).into(),
-            max: (c + e).into(),
-        }
+        Self { min: (c - e).into(), max: (c + e).into() }
     }
 }
 
@@ -384,10 +366,7 @@ impl Bounds for Aabb3 {
 
 impl Aabb2 {
     /// The empty box: `min = +∞`, `max = -∞`. See [`Aabb3::EMPTY`].
-    pub const EMPTY: Self = Self {
-        min: Vec2::INFINITY,
-        max: Vec2::NEG_INFINITY,
-    };
+    pub const EMPTY: Self = Self { min: Vec2::INFINITY, max: Vec2::NEG_INFINITY };
 
     /// The box with the given corners. No check: `min > max` on some axis gives an inverted box.
     #[inline]
@@ -398,10 +377,7 @@ impl Aabb2 {
     /// The box `center ± half_extents`. A negative half extent gives an inverted (empty) box.
     #[inline]
     pub fn from_center_half_extents(center: Vec2, half_extents: Vec2) -> Self {
-        Self {
-            min: center - half_extents,
-            max: center + half_extents,
-        }
+        Self { min: center - half_extents, max: center + half_extents }
     }
 
     /// The smallest box containing every point, or `None` if `points` is empty or some point has a
@@ -450,27 +426,24 @@ impl Aabb2 {
 
     /// The perimeter `2 (x + y)`, the 2D cost measure of the surface area heuristic.
     ///
-    /// Inverted axes count as zero length, so an empty box has perimeter 0.
+    /// 0 for an empty (inverted) box and for a box with a NaN coordinate.
     #[inline]
     pub fn surface_area(&self) -> f32 {
-        let s = self.size().max(Vec2::ZERO);
-        2.0 * (s.x + s.y)
+        let s = self.size();
+        if s.cmpge(Vec2::ZERO).all() { 2.0 * (s.x + s.y) } else { 0.0 }
     }
 
-    /// The area `x y`; 0 for an empty or flat box.
+    /// The area `x y`; 0 for a flat, empty (inverted) or NaN box.
     #[inline]
     pub fn area(&self) -> f32 {
-        let s = self.size().max(Vec2::ZERO);
-        s.x * s.y
+        let s = self.size();
+        if s.cmpge(Vec2::ZERO).all() { s.x * s.y } else { 0.0 }
     }
 
     /// The smallest box containing both. See [`Aabb3::merge`] for empty boxes and NaN.
     #[inline]
     pub fn merge(&self, other: &Self) -> Self {
-        Self {
-            min: self.min.min(other.min),
-            max: self.max.max(other.max),
-        }
+        Self { min: self.min.min(other.min), max: self.max.max(other.max) }
     }
 
     /// Enlarges the box in place to contain `p`. See [`Aabb3::grow`].
@@ -483,10 +456,7 @@ impl Aabb2 {
     /// The box moved outwards by `margin` on every side. See [`Aabb3::expanded`].
     #[inline]
     pub fn expanded(&self, margin: f32) -> Self {
-        Self {
-            min: self.min - Vec2::splat(margin),
-            max: self.max + Vec2::splat(margin),
-        }
+        Self { min: self.min - Vec2::splat(margin), max: self.max + Vec2::splat(margin) }
     }
 
     /// Whether the two closed boxes share a point. Branchless; see [`Aabb3::overlaps`] for
@@ -533,12 +503,7 @@ impl Aabb2 {
     /// [`Aabb2::ray_interval`] with `inv_dir = 1 / dir` precomputed. Same slab test and NaN
     /// handling as [`Aabb3::ray_interval_inv`].
     #[inline]
-    pub fn ray_interval_inv(
-        &self,
-        origin: Vec2,
-        inv_dir: Vec2,
-        max_t: f32,
-    ) -> Option<(f32, f32)> {
+    pub fn ray_interval_inv(&self, origin: Vec2, inv_dir: Vec2, max_t: f32) -> Option<(f32, f32)> {
         self.slab_interval(origin, inv_dir, max_t, !inv_dir.is_nan())
     }
 
@@ -547,12 +512,13 @@ impl Aabb2 {
     fn slab_interval(&self, o: Vec2, inv: Vec2, max_t: f32, ok: bool) -> Option<(f32, f32)> {
         let lo = (self.min - o) * inv;
         let hi = (self.max - o) * inv;
-        let max_or = |a: f32, b: f32| if a > b { a } else { b };
-        let min_or = |a: f32, b: f32| if a < b { a } else { b };
-        let near_x = min_or(max_or(lo.x, 0.0), max_or(hi.x, 0.0));
-        let near_y = min_or(max_or(lo.y, 0.0), max_or(hi.y, 0.0));
-        let far_x = max_or(min_or(lo.x, max_t), min_or(hi.x, max_t));
-        let far_y = max_or(min_or(lo.y, max_t), min_or(hi.y, max_t));
+        // `if a > b { a } else { b }`: NaN in `a` gives `b` (see `Aabb3::ray_interval_inv`).
+        let pick_max = |a: f32, b: f32| if a > b { a } else { b };
+        let pick_min = |a: f32, b: f32| if a < b { a } else { b };
+        let near_x = pick_min(pick_max(lo.x, 0.0), pick_max(hi.x, 0.0));
+        let near_y = pick_min(pick_max(lo.y, 0.0), pick_max(hi.y, 0.0));
+        let far_x = pick_max(pick_min(lo.x, max_t), pick_min(hi.x, max_t));
+        let far_y = pick_max(pick_min(lo.y, max_t), pick_min(hi.y, max_t));
         let t0 = max_keep_acc(near_x, near_y);
         let t1 = min_keep_acc(far_x, far_y);
         let valid = self.min.cmple(self.max).all() & !o.is_nan() & ok;
@@ -570,10 +536,7 @@ impl Aabb2 {
         let h = self.half_extents();
         let m = &transform.matrix2;
         let e = m.x_axis.abs() * h.x + m.y_axis.abs() * h.y;
-        Self {
-            min: c - e,
-            max: c + e,
-        }
+        Self { min: c - e, max: c + e }
     }
 }
 
@@ -741,10 +704,7 @@ mod tests {
         assert_eq!(Aabb3::from_points(&[]), None);
         assert_eq!(Aabb3::from_points(&[Vec3::ZERO, Vec3::NAN]), None);
         assert_eq!(Aabb3::from_points(&[Vec3::INFINITY]), None);
-        assert_eq!(
-            Aabb3::from_points(&[Vec3::ONE, -Vec3::ONE]),
-            Some(Aabb3::new(-Vec3::ONE, Vec3::ONE))
-        );
+        assert_eq!(Aabb3::from_points(&[Vec3::ONE, -Vec3::ONE]), Some(Aabb3::new(-Vec3::ONE, Vec3::ONE)));
         assert_eq!(Aabb2::from_points(&[Vec2::new(f32::NAN, 0.0)]), None);
     }
 }

@@ -57,14 +57,7 @@ pub trait KdopAxes<const N: usize>: sealed::Sealed {
 
 const COORDINATE: [[i8; 3]; 3] = [[1, 0, 0], [0, 1, 0], [0, 0, 1]];
 const CORNERS: [[i8; 3]; 4] = [[1, 1, 1], [1, 1, -1], [1, -1, 1], [1, -1, -1]];
-const EDGES: [[i8; 3]; 6] = [
-    [1, 1, 0],
-    [1, 0, 1],
-    [0, 1, 1],
-    [1, -1, 0],
-    [1, 0, -1],
-    [0, 1, -1],
-];
+const EDGES: [[i8; 3]; 6] = [[1, 1, 0], [1, 0, 1], [0, 1, 1], [1, -1, 0], [1, 0, -1], [0, 1, -1]];
 
 /// The concatenation of direction tables, evaluated at compile time.
 const fn concat<const N: usize>(parts: &[&[[i8; 3]]]) -> [[i8; 3]; N] {
@@ -118,10 +111,7 @@ where
 {
     /// The empty DOP: `min = +∞`, `max = -∞` on every slab. Identity of [`Kdop::merge`]; it
     /// contains no point and overlaps nothing.
-    pub const EMPTY: Self = Self {
-        min: [f32::INFINITY; N],
-        max: [f32::NEG_INFINITY; N],
-    };
+    pub const EMPTY: Self = Self { min: [f32::INFINITY; N], max: [f32::NEG_INFINITY; N] };
 
     /// The `N` slab directions (unnormalized, components in `{-1, 0, 1}`): first the coordinate
     /// axes, then for 14 and 26 the cube diagonals `(1, ±1, ±1)`, then for 18 and 26 the edge
@@ -147,9 +137,9 @@ where
         let mut dop = Self::EMPTY;
         for &p in points {
             let s = Self::projections(p);
-            for i in 0..N {
-                dop.min[i] = dop.min[i].min(s[i]);
-                dop.max[i] = dop.max[i].max(s[i]);
+            for ((lo, hi), si) in dop.min.iter_mut().zip(dop.max.iter_mut()).zip(s) {
+                *lo = lo.min(si);
+                *hi = hi.max(si);
             }
         }
         Some(dop)
@@ -179,18 +169,14 @@ where
     /// bound is NaN; other inverted DOPs get the slab-wise test on the stored bounds.
     #[inline]
     pub fn overlaps(&self, other: &Self) -> bool {
-        (0..N).fold(true, |acc, i| {
-            acc & (self.min[i] <= other.max[i]) & (other.min[i] <= self.max[i])
-        })
+        (0..N).fold(true, |acc, i| acc & (self.min[i] <= other.max[i]) & (other.min[i] <= self.max[i]))
     }
 
     /// Whether `p` lies in every slab. `false` for empty DOPs and for any NaN.
     #[inline]
     pub fn contains_point(&self, p: Vec3) -> bool {
         let s = Self::projections(p);
-        (0..N).fold(true, |acc, i| {
-            acc & (self.min[i] <= s[i]) & (s[i] <= self.max[i])
-        })
+        (0..N).fold(true, |acc, i| acc & (self.min[i] <= s[i]) & (s[i] <= self.max[i]))
     }
 }
 
@@ -216,9 +202,8 @@ mod tests {
 
     #[test]
     fn cube_and_empty() {
-        let cube: Vec<Vec3> = (0..8)
-            .map(|i| Vec3::new((i & 1) as f32, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32))
-            .collect();
+        let cube: Vec<Vec3> =
+            (0..8).map(|i| Vec3::new((i & 1) as f32, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32)).collect();
         let d = Kdop14::from_points(&cube).unwrap();
         assert_eq!(d.min[3], 0.0);
         assert_eq!(d.max[3], 3.0);

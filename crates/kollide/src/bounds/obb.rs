@@ -20,11 +20,7 @@ impl Obb3 {
     /// The box of the given center, orthonormal axes (columns) and half extents. No check.
     #[inline]
     pub fn new(center: Vec3, axes: Mat3, half_extents: Vec3) -> Self {
-        Self {
-            center,
-            axes,
-            half_extents,
-        }
+        Self { center, axes, half_extents }
     }
 
     /// The same box as `aabb`, with identity axes. An inverted box gives negative half extents
@@ -32,11 +28,7 @@ impl Obb3 {
     /// also contain and overlap nothing.
     #[inline]
     pub fn from_aabb(aabb: &Aabb3) -> Self {
-        Self {
-            center: aabb.center(),
-            axes: Mat3::IDENTITY,
-            half_extents: aabb.half_extents(),
-        }
+        Self { center: aabb.center(), axes: Mat3::IDENTITY, half_extents: aabb.half_extents() }
     }
 
     /// A box fitted to the points by principal component analysis, or `None` if `points` is empty
@@ -115,11 +107,7 @@ impl Obb3 {
             }
         }
         let half_extents = Vec3::from_array(reach.map(round_up_to_f32));
-        Some(Self {
-            center,
-            axes: Mat3::from_cols(axes[0], axes[1], axes[2]),
-            half_extents,
-        })
+        Some(Self { center, axes: Mat3::from_cols(axes[0], axes[1], axes[2]), half_extents })
     }
 
     /// Whether `p` is inside the closed box, by change of basis: the coordinates
@@ -135,10 +123,7 @@ impl Obb3 {
     /// empty box) the clamp is applied as written and the result is not meaningful.
     #[inline]
     pub fn closest_point(&self, p: Vec3) -> Vec3 {
-        let u = self
-            .local_coords(p)
-            .max(-self.half_extents)
-            .min(self.half_extents);
+        let u = self.local_coords(p).max(-self.half_extents).min(self.half_extents);
         self.center + self.axes * u
     }
 
@@ -194,9 +179,8 @@ impl Obb3 {
         let (a, b) = (self, other);
         let ea = a.half_extents;
         let eb = b.half_extents;
-        if !((ea.x >= 0.0) & (ea.y >= 0.0) & (ea.z >= 0.0))
-            | !((eb.x >= 0.0) & (eb.y >= 0.0) & (eb.z >= 0.0))
-        {
+        let non_negative = (ea.x >= 0.0) & (ea.y >= 0.0) & (ea.z >= 0.0);
+        if !(non_negative & (eb.x >= 0.0) & (eb.y >= 0.0) & (eb.z >= 0.0)) {
             return false;
         }
         let (a0, a1, a2) = (a.axes.x_axis, a.axes.y_axis, a.axes.z_axis);
@@ -208,36 +192,39 @@ impl Obb3 {
         let r0 = Vec3::new(a0.dot(b0), a0.dot(b1), a0.dot(b2));
         let q0 = r0.abs() + eps;
         let t0 = d.dot(a0);
-        if !(t0.abs() <= ea.x + eb.dot(q0)) {
+        if separated(t0.abs(), ea.x + eb.dot(q0)) {
             return false;
         }
         let r1 = Vec3::new(a1.dot(b0), a1.dot(b1), a1.dot(b2));
         let q1 = r1.abs() + eps;
         let t1 = d.dot(a1);
-        if !(t1.abs() <= ea.y + eb.dot(q1)) {
+        if separated(t1.abs(), ea.y + eb.dot(q1)) {
             return false;
         }
         let r2 = Vec3::new(a2.dot(b0), a2.dot(b1), a2.dot(b2));
         let q2 = r2.abs() + eps;
         let t2 = d.dot(a2);
-        if !(t2.abs() <= ea.z + eb.dot(q2)) {
+        if separated(t2.abs(), ea.z + eb.dot(q2)) {
             return false;
         }
 
         // Axes of B: L = B_j = column j of R in A's frame, t · L = Σ_i t_i R_ij.
-        if !((t0 * r0.x + t1 * r1.x + t2 * r2.x).abs()
-            <= ea.x * q0.x + ea.y * q1.x + ea.z * q2.x + eb.x)
-        {
+        if separated(
+            (t0 * r0.x + t1 * r1.x + t2 * r2.x).abs(),
+            ea.x * q0.x + ea.y * q1.x + ea.z * q2.x + eb.x,
+        ) {
             return false;
         }
-        if !((t0 * r0.y + t1 * r1.y + t2 * r2.y).abs()
-            <= ea.x * q0.y + ea.y * q1.y + ea.z * q2.y + eb.y)
-        {
+        if separated(
+            (t0 * r0.y + t1 * r1.y + t2 * r2.y).abs(),
+            ea.x * q0.y + ea.y * q1.y + ea.z * q2.y + eb.y,
+        ) {
             return false;
         }
-        if !((t0 * r0.z + t1 * r1.z + t2 * r2.z).abs()
-            <= ea.x * q0.z + ea.y * q1.z + ea.z * q2.z + eb.z)
-        {
+        if separated(
+            (t0 * r0.z + t1 * r1.z + t2 * r2.z).abs(),
+            ea.x * q0.z + ea.y * q1.z + ea.z * q2.z + eb.z,
+        ) {
             return false;
         }
 
@@ -246,46 +233,30 @@ impl Obb3 {
         // r_A = e_A,i' |R_i''j| + e_A,i'' |R_i'j| and r_B = e_B,j' |R_ij''| + e_B,j'' |R_ij'|
         // (using A_k · (A_i × B_j) = ±R_mj and B_k · (A_i × B_j) = ±R_im for the third index m).
         // i = 0 (rows: 0 -> r0/q0, 1 -> r1/q1, 2 -> r2/q2).
-        if !((t2 * r1.x - t1 * r2.x).abs()
-            <= ea.y * q2.x + ea.z * q1.x + eb.y * q0.z + eb.z * q0.y)
-        {
+        if separated((t2 * r1.x - t1 * r2.x).abs(), ea.y * q2.x + ea.z * q1.x + eb.y * q0.z + eb.z * q0.y) {
             return false;
         }
-        if !((t2 * r1.y - t1 * r2.y).abs()
-            <= ea.y * q2.y + ea.z * q1.y + eb.z * q0.x + eb.x * q0.z)
-        {
+        if separated((t2 * r1.y - t1 * r2.y).abs(), ea.y * q2.y + ea.z * q1.y + eb.z * q0.x + eb.x * q0.z) {
             return false;
         }
-        if !((t2 * r1.z - t1 * r2.z).abs()
-            <= ea.y * q2.z + ea.z * q1.z + eb.x * q0.y + eb.y * q0.x)
-        {
+        if separated((t2 * r1.z - t1 * r2.z).abs(), ea.y * q2.z + ea.z * q1.z + eb.x * q0.y + eb.y * q0.x) {
             return false;
         }
         // i = 1.
-        if !((t0 * r2.x - t2 * r0.x).abs()
-            <= ea.z * q0.x + ea.x * q2.x + eb.y * q1.z + eb.z * q1.y)
-        {
+        if separated((t0 * r2.x - t2 * r0.x).abs(), ea.z * q0.x + ea.x * q2.x + eb.y * q1.z + eb.z * q1.y) {
             return false;
         }
-        if !((t0 * r2.y - t2 * r0.y).abs()
-            <= ea.z * q0.y + ea.x * q2.y + eb.z * q1.x + eb.x * q1.z)
-        {
+        if separated((t0 * r2.y - t2 * r0.y).abs(), ea.z * q0.y + ea.x * q2.y + eb.z * q1.x + eb.x * q1.z) {
             return false;
         }
-        if !((t0 * r2.z - t2 * r0.z).abs()
-            <= ea.z * q0.z + ea.x * q2.z + eb.x * q1.y + eb.y * q1.x)
-        {
+        if separated((t0 * r2.z - t2 * r0.z).abs(), ea.z * q0.z + ea.x * q2.z + eb.x * q1.y + eb.y * q1.x) {
             return false;
         }
         // i = 2.
-        if !((t1 * r0.x - t0 * r1.x).abs()
-            <= ea.x * q1.x + ea.y * q0.x + eb.y * q2.z + eb.z * q2.y)
-        {
+        if separated((t1 * r0.x - t0 * r1.x).abs(), ea.x * q1.x + ea.y * q0.x + eb.y * q2.z + eb.z * q2.y) {
             return false;
         }
-        if !((t1 * r0.y - t0 * r1.y).abs()
-            <= ea.x * q1.y + ea.y * q0.y + eb.z * q2.x + eb.x * q2.z)
-        {
+        if separated((t1 * r0.y - t0 * r1.y).abs(), ea.x * q1.y + ea.y * q0.y + eb.z * q2.x + eb.x * q2.z) {
             return false;
         }
         (t1 * r0.z - t0 * r1.z).abs() <= ea.x * q1.z + ea.y * q0.z + eb.x * q2.y + eb.y * q2.x
@@ -298,6 +269,15 @@ impl Obb3 {
     }
 }
 
+/// Whether the distance `d` between projected centers exceeds the sum `r` of projected radii,
+/// i.e. the axis separates. Written as `!(d <= r)` so that a NaN on either side counts as
+/// separated, which makes the overlap test answer `false` for NaN input.
+#[inline(always)]
+#[allow(clippy::neg_cmp_op_on_partial_ord)]
+fn separated(d: f32, r: f32) -> bool {
+    !(d <= r)
+}
+
 #[inline]
 fn dot3(a: &[f64; 3], b: &[f64; 3]) -> f64 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
@@ -306,11 +286,7 @@ fn dot3(a: &[f64; 3], b: &[f64; 3]) -> f64 {
 /// The smallest f32 not below `x` (`x` finite and non-negative).
 fn round_up_to_f32(x: f64) -> f32 {
     let f = x as f32;
-    if f64::from(f) < x {
-        f32::from_bits(f.to_bits() + 1)
-    } else {
-        f
-    }
+    if f64::from(f) < x { f32::from_bits(f.to_bits() + 1) } else { f }
 }
 
 /// Orthonormal, right-handed eigenvectors of the symmetric matrix `a`, ordered by decreasing
@@ -324,16 +300,8 @@ fn principal_axes(a: [[f64; 3]; 3]) -> [Vec3; 3] {
     // is orthonormal and right-handed to f64 precision before rounding to f32.
     let u = normalized(column(order[0]));
     let v = column(order[1]);
-    let v = normalized([
-        v[0] - dot3(&u, &v) * u[0],
-        v[1] - dot3(&u, &v) * u[1],
-        v[2] - dot3(&u, &v) * u[2],
-    ]);
-    let w = [
-        u[1] * v[2] - u[2] * v[1],
-        u[2] * v[0] - u[0] * v[2],
-        u[0] * v[1] - u[1] * v[0],
-    ];
+    let v = normalized([v[0] - dot3(&u, &v) * u[0], v[1] - dot3(&u, &v) * u[1], v[2] - dot3(&u, &v) * u[2]]);
+    let w = [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]];
     let to32 = |x: [f64; 3]| Vec3::new(x[0] as f32, x[1] as f32, x[2] as f32);
     [to32(u), to32(v), to32(w)]
 }
@@ -374,11 +342,9 @@ fn symmetric_eigen3(mut a: [[f64; 3]; 3]) -> ([f64; 3], [[f64; 3]; 3]) {
                 row[p] = c * xp - s * xq;
                 row[q] = s * xp + c * xq;
             }
-            for k in 0..3 {
-                let (xp, xq) = (a[p][k], a[q][k]);
-                a[p][k] = c * xp - s * xq;
-                a[q][k] = s * xp + c * xq;
-            }
+            let (row_p, row_q) = (a[p], a[q]);
+            a[p] = std::array::from_fn(|k| c * row_p[k] - s * row_q[k]);
+            a[q] = std::array::from_fn(|k| s * row_p[k] + c * row_q[k]);
         }
     }
     ([a[0][0], a[1][1], a[2][2]], v)
@@ -473,6 +439,8 @@ mod tests {
         let plane = [Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::new(1.0, 1.0, 0.0), Vec3::new(0.3, 0.2, 0.0)];
         let b = Obb3::from_points_covariance(&plane).unwrap();
         assert_eq!(b.half_extents.z, 0.0);
-        assert!((b.axes.transpose() * b.axes - Mat3::IDENTITY).abs().to_cols_array().iter().all(|x| *x < 1e-6));
+        assert!(
+            (b.axes.transpose() * b.axes - Mat3::IDENTITY).abs().to_cols_array().iter().all(|x| *x < 1e-6)
+        );
     }
 }

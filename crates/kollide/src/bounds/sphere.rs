@@ -86,8 +86,9 @@ impl Sphere {
     /// Guarantee: the radius is the largest distance from the (f32) center to any input point,
     /// evaluated in f64 and rounded up, so every point is inside when distances are evaluated
     /// exactly (an f32 [`Sphere::contains_point`] may still reject a boundary point by rounding,
-    /// about `1e-7` of the coordinate magnitude). The radius is minimal up to rounding: within a
-    /// relative `1e-5` of the exact minimum for coordinates of magnitude up to `1e3 · radius`.
+    /// about `1e-7` of the coordinate magnitude). The radius is minimal up to rounding: it exceeds
+    /// the exact minimum `r` by at most `1e-6 · (r + max |coordinate|)` (the f32 rounding of the
+    /// center dominates).
     pub fn from_points(points: &[Vec3]) -> Option<Self> {
         let copy = finite_copy(points, Vec3::to_array)?;
         let center = minimal_ball_center(copy);
@@ -113,10 +114,7 @@ impl Sphere {
     fn enclosing_from_center(points: &[Vec3], center: [f64; 3]) -> Self {
         let center = center.map(|c| c as f32);
         let radius = enclosing_radius(points.iter().map(|p| p.to_array()), center);
-        Self {
-            center: Vec3::from_array(center),
-            radius,
-        }
+        Self { center: Vec3::from_array(center), radius }
     }
 }
 
@@ -187,10 +185,7 @@ impl Circle {
     fn enclosing_from_center(points: &[Vec2], center: [f64; 2]) -> Self {
         let center = center.map(|c| c as f32);
         let radius = enclosing_radius(points.iter().map(|p| p.to_array()), center);
-        Self {
-            center: Vec2::from_array(center),
-            radius,
-        }
+        Self { center: Vec2::from_array(center), radius }
     }
 }
 
@@ -225,20 +220,13 @@ fn dist2<const D: usize>(a: &[f64; D], b: &[f64; D]) -> f64 {
 }
 
 /// The smallest f32 radius `r` with `|p - center| <= r` for every point, distances in f64.
-fn enclosing_radius<const D: usize>(
-    points: impl Iterator<Item = [f32; D]>,
-    center: [f32; D],
-) -> f32 {
+fn enclosing_radius<const D: usize>(points: impl Iterator<Item = [f32; D]>, center: [f32; D]) -> f32 {
     let c = to_f64(center);
     let r2 = points.map(|p| dist2(&to_f64(p), &c)).fold(0.0, f64::max);
     let r = r2.sqrt();
     let f = r as f32;
     // Round up: the next f32 above `f` when the conversion rounded down (r >= 0, finite).
-    if f64::from(f) < r {
-        f32::from_bits(f.to_bits() + 1)
-    } else {
-        f
-    }
+    if f64::from(f) < r { f32::from_bits(f.to_bits() + 1) } else { f }
 }
 
 /// Ritter's center: the midpoint of an approximate diameter, moved to cover every point.
@@ -333,8 +321,8 @@ impl<const D: usize> Support<D> {
         let mut q = v;
         for j in 1..m {
             let f = dot(&self.ortho[j], &q) / self.ortho_len2[j];
-            for i in 0..D {
-                q[i] -= f * self.ortho[j][i];
+            for (qi, oi) in q.iter_mut().zip(&self.ortho[j]) {
+                *qi -= f * oi;
             }
         }
         let z = dot(&q, &q);
@@ -360,7 +348,7 @@ impl<const D: usize> Support<D> {
 /// is then moved to the front of the list. The recursion depth is the support size (at most
 /// `D + 1`), so it runs on an explicit stack of `(end, position)` frames.
 fn minimal_ball_center<const D: usize>(mut points: Vec<[f32; D]>) -> [f64; D] {
-    const { assert!(D + 1 <= MAX_SUPPORT) };
+    const { assert!(D < MAX_SUPPORT) };
     shuffle(&mut points);
     let mut support = Support::<D>::new();
     let mut center = [0.0; D];
@@ -415,9 +403,7 @@ mod tests {
     use super::*;
 
     fn encloses(s: &Sphere, points: &[Vec3]) -> bool {
-        points
-            .iter()
-            .all(|p| p.distance(s.center) <= s.radius * (1.0 + 1e-6) + 1e-6)
+        points.iter().all(|p| p.distance(s.center) <= s.radius * (1.0 + 1e-6) + 1e-6)
     }
 
     #[test]

@@ -7,7 +7,9 @@
 //! Non-finite input never panics; the result is then unspecified (it may contain NaN), except
 //! that every parameter (`t`, `s`) stays in `[0, 1]`.
 
-use glam::Vec3;
+use std::ops::{Add, Div, Mul, Sub};
+
+use glam::{DVec3, Vec3, Vec3A};
 
 /// The closest point of a segment to a query point.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -37,8 +39,8 @@ pub struct TriangleClosest {
     /// Barycentric weights of the vertices `a, b, c` (each in `[0, 1]`, summing to 1) with
     /// `point = bary.x a + bary.y b + bary.z c`.
     pub bary: Vec3,
-    /// The feature `point` lies on. Weights that are exactly zero are the ones the feature
-    /// excludes (for example `Edge(1)` has `bary.x == 0`).
+    /// The feature `point` lies on. The weights of the vertices it excludes are exactly zero
+    /// (for example `Edge(1)` has `bary.x == 0`), and a `Vertex(i)` point is exactly `tri[i]`.
     pub feature: TriangleFeature,
 }
 
@@ -57,113 +59,208 @@ pub struct SegmentSegmentClosest {
     pub distance_squared: f32,
 }
 
-/// `x` clamped to `[0, 1]`; NaN gives 0 (`f32::max` returns the non-NaN operand).
+/// `x` clamped to `[0, 1]`; NaN gives 0 (unlike `f32::clamp`, which keeps NaN).
 #[inline(always)]
 fn clamp01(x: f32) -> f32 {
-    x.max(0.0).min(1.0)
+    if x > 0.0 { x.min(1.0) } else { 0.0 }
 }
 
 /// The point of segment `a → b` closest to `p`, with its parameter `t ∈ [0, 1]`.
 ///
 /// `t` is the projection `(p - a)·(b - a) / |b - a|²` clamped to `[0, 1]` (Ericson §5.1.2). A
-/// zero-length segment (`a == b`) gives `t = 0`, `point = a`. A non-finite input gives an
-/// unspecified point, `t` still in `[0, 1]`.
+/// zero-length segment (`a == b`) gives `t = 0`, `point = a`. At `t = 0` and `t = 1` the point is
+/// exactly `a` or `b`. A non-finite input gives an unspecified point, `t` still in `[0, 1]`.
 #[inline]
 pub fn closest_point_segment(p: Vec3, a: Vec3, b: Vec3) -> SegmentClosest {
     let ab = b - a;
     let len2 = ab.length_squared();
     let t = if len2 > 0.0 { clamp01((p - a).dot(ab) / len2) } else { 0.0 };
-    SegmentClosest { point: a + t * ab, t }
+    // `a + 1 · (b - a)` can differ from `b` by rounding: return the end points exactly.
+    SegmentClosest { point: if t >= 1.0 { b } else { a + t * ab }, t }
+}
+
+/// Vector operations the triangle routines need, for `f32` ([`Vec3`], [`Vec3A`]) and `f64`
+/// ([`DVec3`]) vectors, so that one Voronoi-region walk serves the fast `f32` path and the `f64`
+/// redo of nearly degenerate triangles.
+pub(crate) trait Vector3:
+    Copy + Add<Output = Self> + Sub<Output = Self> + Mul<Self::Scalar, Output = Self>
+{
+    type Scalar: Copy
+        + PartialOrd
+        + Add<Output = Self::Scalar>
+        + Sub<Output = Self::Scalar>
+        + Mul<Output = Self::Scalar>
+        + Div<Output = Self::Scalar>
+        + From<f32>;
+    fn dot3(self, other: Self) -> Self::Scalar;
+    fn cross3(self, other: Self) -> Self;
+}
+
+macro_rules! impl_vector3 {
+    ($v:ty, $s:ty) => {
+        impl Vector3 for $v {
+            type Scalar = $s;
+            #[inline(always)]
+            fn dot3(self, other: Self) -> $s {
+                self.dot(other)
+            }
+            #[inline(always)]
+            fn cross3(self, other: Self) -> Self {
+                self.cross(other)
+            }
+        }
+    };
+}
+impl_vector3!(Vec3, f32);
+impl_vector3!(Vec3A, f32);
+impl_vector3!(DVec3, f64);
+
+/// `sin²` of the angle at vertex `a` below which the `f32` cross product `(b - a) × (c - a)` is
+/// not trusted and a triangle is redone in `f64` (angle under about 7° or over 173°).
+///
+/// The computed normal's direction errs by about `ε / sin θ` (each component errs by
+/// `ε |b - a| |c - a|`, the normal's length is `|b - a| |c - a| sin θ`), so above this bound it is
+/// within `8ε` of the truth and plane distances, Voronoi regions and barycentric weights keep
+/// `f32` accuracy. Below it, the region walk could pick the face of a sliver from noise.
+pub(crate) const SLIVER_SIN2: f32 = 1.0 / 64.0;
+
+/// `sin²` of the angle at `a`, in the `f64` redo, below which a triangle is treated as its three
+/// edges (zero area): its width is then below `10⁻⁹` of its edge lengths, and its normal
+/// (accurate to `10⁻¹⁶ / sin θ`) no longer is.
+pub(crate) const DEGENERATE_SIN2_F64: f64 = 1e-18;
+
+/// Whether `n = ab × ac` is trustworthy in `f32` (see [`SLIVER_SIN2`]). False for NaN and when
+/// the products overflow.
+#[inline(always)]
+pub(crate) fn well_shaped<V: Vector3<Scalar = f32>>(ab: V, ac: V, n: V) -> bool {
+    n.dot3(n) >= SLIVER_SIN2 * ab.dot3(ab) * ac.dot3(ac) && n.dot3(n) > 0.0
+}
+
+/// The Voronoi region of `p` for triangle `a, b, c` (Ericson §5.1.5), as the feature and the
+/// parameters locating the closest point: `Edge(0)`: `a + v (b - a)`; `Edge(1)`: `b + w (c - b)`;
+/// `Edge(2)`: `a + w (c - a)`; `Face`: `a + v (b - a) + w (c - a)`. `None` when no region
+/// accepts `p`, which happens only for zero-area triangles or through rounding; the closest point
+/// is then on the boundary.
+#[inline(always)]
+pub(crate) fn triangle_region<V: Vector3>(
+    p: V,
+    a: V,
+    b: V,
+    c: V,
+) -> Option<(TriangleFeature, V::Scalar, V::Scalar)> {
+    let zero = V::Scalar::from(0.0);
+    let ab = b - a;
+    let ac = c - a;
+    let ap = p - a;
+    let d1 = ab.dot3(ap);
+    let d2 = ac.dot3(ap);
+    // Vertex a: `ap · (x - a) <= 0` for every x of the triangle (a convex combination of
+    // `ab` and `ac`), the first-order condition for `a` being closest. Holds for any triangle.
+    if d1 <= zero && d2 <= zero {
+        return Some((TriangleFeature::Vertex(0), zero, zero));
+    }
+    let bp = p - b;
+    let d3 = ab.dot3(bp);
+    let d4 = ac.dot3(bp);
+    // Vertex b: `bp · ba >= 0` and `bp · bc = d4 - d3 <= 0`.
+    if d3 >= zero && d4 <= d3 {
+        return Some((TriangleFeature::Vertex(1), zero, zero));
+    }
+    // Edge ab: `vc = |ab|² ((p - q) · ac)` where `q` is the projection of p on the line ab,
+    // so `vc <= 0` says c lies on the far side of the line from p; `d1 >= 0 >= d3` puts `q`
+    // between a and b. `d1 - d3 = |ab|²` must be positive: a zero-length edge is skipped (its
+    // endpoints are covered by the vertex and other edge regions or the edge fallback).
+    let vc = d1 * d4 - d3 * d2;
+    if vc <= zero && d1 >= zero && d3 <= zero && d1 > d3 {
+        return Some((TriangleFeature::Edge(0), d1 / (d1 - d3), zero));
+    }
+    let cp = p - c;
+    let d5 = ab.dot3(cp);
+    let d6 = ac.dot3(cp);
+    if d6 >= zero && d5 <= d6 {
+        return Some((TriangleFeature::Vertex(2), zero, zero));
+    }
+    // Edge ca (edge 2), parametrized from a: `d2 - d6 = |ac|²`.
+    let vb = d5 * d2 - d1 * d6;
+    if vb <= zero && d2 >= zero && d6 <= zero && d2 > d6 {
+        return Some((TriangleFeature::Edge(2), zero, d2 / (d2 - d6)));
+    }
+    // Edge bc (edge 1): `(d4 - d3) + (d5 - d6) = |bc|²`.
+    let va = d3 * d6 - d5 * d4;
+    let (e4, e5) = (d4 - d3, d5 - d6);
+    if va <= zero && e4 >= zero && e5 >= zero && e4 + e5 > zero {
+        return Some((TriangleFeature::Edge(1), zero, e4 / (e4 + e5)));
+    }
+    // Face: `va + vb + vc = |ab × ac|²` (Lagrange's identity). It is zero for a zero-area
+    // triangle, and rounding can leave a weight slightly negative: then the boundary decides.
+    let denom = va + vb + vc;
+    if va >= zero && vb >= zero && vc >= zero && denom > zero {
+        return Some((TriangleFeature::Face, vb / denom, vc / denom));
+    }
+    None
+}
+
+/// The point and barycentric weights of a region found by [`triangle_region`].
+#[inline(always)]
+fn region_point<V: Vector3>(
+    tri: [V; 3],
+    (feature, v, w): (TriangleFeature, V::Scalar, V::Scalar),
+) -> (V, [V::Scalar; 3]) {
+    let [a, b, c] = tri;
+    let (zero, one) = (V::Scalar::from(0.0), V::Scalar::from(1.0));
+    match feature {
+        TriangleFeature::Vertex(i) => {
+            let mut bary = [zero; 3];
+            bary[usize::from(i)] = one;
+            (tri[usize::from(i)], bary)
+        }
+        TriangleFeature::Edge(0) => (a + (b - a) * v, [one - v, v, zero]),
+        TriangleFeature::Edge(1) => (b + (c - b) * w, [zero, one - w, w]),
+        TriangleFeature::Edge(_) => (a + (c - a) * w, [one - w, zero, w]),
+        TriangleFeature::Face => (a + (b - a) * v + (c - a) * w, [one - v - w, v, w]),
+    }
 }
 
 /// The point of the solid triangle `tri = [a, b, c]` closest to `p`, with its barycentric weights
 /// and the feature it lies on.
 ///
-/// Voronoi-region walk of Ericson §5.1.5: vertex regions, then edge regions, then the face. The
-/// answer is exact up to `f32` rounding for every triangle, including zero-area ones (collinear or
-/// coincident vertices), where the closest point of the three edges is returned and the feature
-/// is a `Vertex` or an `Edge` (never `Face`). Either winding. A non-finite input gives an
-/// unspecified (possibly NaN) result and never panics.
+/// Voronoi-region walk of Ericson §5.1.5: vertex regions, then edge regions, then the face, in
+/// `f32`. Nearly degenerate triangles (an angle at `a` under about 7° or over 173°, where the
+/// `f32` normal is unreliable) are redone in `f64`, so the distance is accurate to `f32` rounding
+/// for every triangle. Zero-area triangles (collinear or coincident vertices, or thinner than
+/// `10⁻⁹` of their size) are their edges: the closest of the three edges' closest points, with a
+/// `Vertex` or `Edge` feature (never `Face`). No division by zero can occur. Either winding. A
+/// non-finite input gives an unspecified (possibly NaN) result and never panics.
 pub fn closest_point_triangle(p: Vec3, tri: &[Vec3; 3]) -> TriangleClosest {
     let [a, b, c] = *tri;
-    let ab = b - a;
-    let ac = c - a;
-    let ap = p - a;
-    let d1 = ab.dot(ap);
-    let d2 = ac.dot(ap);
-    // Vertex a: `ap · (x - a) <= 0` for every x of the triangle (a convex combination of
-    // `ab` and `ac`), the first-order condition for `a` being closest. Holds for any triangle.
-    if d1 <= 0.0 && d2 <= 0.0 {
-        return vertex(a, 0);
+    let (ab, ac) = (b - a, c - a);
+    if well_shaped(ab, ac, ab.cross(ac)) {
+        if let Some(region) = triangle_region(p, a, b, c) {
+            let (point, bary) = region_point(*tri, region);
+            return TriangleClosest { point, bary: Vec3::from(bary), feature: region.0 };
+        }
     }
-    let bp = p - b;
-    let d3 = ab.dot(bp);
-    let d4 = ac.dot(bp);
-    // Vertex b: `bp · ba >= 0` and `bp · bc = d4 - d3 <= 0`.
-    if d3 >= 0.0 && d4 <= d3 {
-        return vertex(b, 1);
-    }
-    // Edge ab: `vc = |ab|² ((p - q) · ac)` where `q` is the projection of p on the line ab,
-    // so `vc <= 0` says c lies on the far side of the line from p; `d1 >= 0 >= d3` puts `q`
-    // between a and b. `d1 - d3 = |ab|²` must be positive: a zero-length edge is skipped (its
-    // endpoints are covered by the vertex and other edge regions or the fallback below).
-    let vc = d1 * d4 - d3 * d2;
-    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 && d1 > d3 {
-        let v = d1 / (d1 - d3);
-        return TriangleClosest {
-            point: a + v * ab,
-            bary: Vec3::new(1.0 - v, v, 0.0),
-            feature: TriangleFeature::Edge(0),
-        };
-    }
-    let cp = p - c;
-    let d5 = ab.dot(cp);
-    let d6 = ac.dot(cp);
-    if d6 >= 0.0 && d5 <= d6 {
-        return vertex(c, 2);
-    }
-    // Edge ca (edge 2), parametrized from a: `d2 - d6 = |ac|²`.
-    let vb = d5 * d2 - d1 * d6;
-    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 && d2 > d6 {
-        let w = d2 / (d2 - d6);
-        return TriangleClosest {
-            point: a + w * ac,
-            bary: Vec3::new(1.0 - w, 0.0, w),
-            feature: TriangleFeature::Edge(2),
-        };
-    }
-    // Edge bc (edge 1): `(d4 - d3) + (d5 - d6) = |bc|²`.
-    let va = d3 * d6 - d5 * d4;
-    let (e4, e5) = (d4 - d3, d5 - d6);
-    if va <= 0.0 && e4 >= 0.0 && e5 >= 0.0 && e4 + e5 > 0.0 {
-        let w = e4 / (e4 + e5);
-        return TriangleClosest {
-            point: b + w * (c - b),
-            bary: Vec3::new(0.0, 1.0 - w, w),
-            feature: TriangleFeature::Edge(1),
-        };
-    }
-    // Face: `va + vb + vc = |ab × ac|²` (Lagrange's identity) is twice-squared area. It is zero
-    // for a zero-area triangle, and rounding can make one of the weights slightly negative for a
-    // nearly degenerate one: then the closest point is on the boundary, found edge by edge.
-    let denom = va + vb + vc;
-    if va >= 0.0 && vb >= 0.0 && vc >= 0.0 && denom > 0.0 {
-        let inv = 1.0 / denom;
-        let (v, w) = (vb * inv, vc * inv);
-        return TriangleClosest {
-            point: a + v * ab + w * ac,
-            bary: Vec3::new(1.0 - v - w, v, w),
-            feature: TriangleFeature::Face,
-        };
-    }
-    closest_point_triangle_edges(p, tri)
+    closest_point_triangle_precise(p, tri)
 }
 
-#[inline(always)]
-fn vertex(point: Vec3, i: u8) -> TriangleClosest {
-    let mut bary = Vec3::ZERO;
-    bary[i as usize] = 1.0;
-    TriangleClosest { point, bary, feature: TriangleFeature::Vertex(i) }
+/// [`closest_point_triangle`] for slivers and zero-area triangles: the region walk in `f64`, or
+/// the edges.
+#[cold]
+fn closest_point_triangle_precise(p: Vec3, tri: &[Vec3; 3]) -> TriangleClosest {
+    let [a, b, c] = tri.map(Vec3::as_dvec3);
+    let (ab, ac) = (b - a, c - a);
+    let n = ab.cross(ac);
+    if n.length_squared() > DEGENERATE_SIN2_F64 * ab.length_squared() * ac.length_squared() {
+        if let Some(region) = triangle_region(p.as_dvec3(), a, b, c) {
+            let (point, bary) = region_point([a, b, c], region);
+            return TriangleClosest {
+                point: point.as_vec3(),
+                bary: DVec3::from(bary).as_vec3(),
+                feature: region.0,
+            };
+        }
+    }
+    closest_point_triangle_edges(p, tri)
 }
 
 /// The closest of the three edges' closest points: the answer for a zero-area triangle.
@@ -212,14 +309,10 @@ pub fn closest_points_segment_segment(a0: Vec3, a1: Vec3, b0: Vec3, b1: Vec3) ->
     let a = d1.length_squared();
     let e = d2.length_squared();
     let f = d2.dot(r);
-    let (s, t) = if !(a > 0.0) {
-        // Segment a is a point: project it on segment b (or both are points).
-        (0.0, if e > 0.0 { clamp01(f / e) } else { 0.0 })
-    } else {
+    // `a > 0` and `e > 0` fail for zero-length segments (and NaN): those are points.
+    let (s, t) = if a > 0.0 {
         let c = d1.dot(r);
-        if !(e > 0.0) {
-            (clamp01(-c / a), 0.0)
-        } else {
+        if e > 0.0 {
             let n = d1.cross(d2);
             let denom = n.length_squared();
             // s of the closest points of the two infinite lines, clamped to segment a; for
@@ -235,7 +328,13 @@ pub fn closest_points_segment_segment(a0: Vec3, a1: Vec3, b0: Vec3, b1: Vec3) ->
             } else {
                 (s, clamp01(t))
             }
+        } else {
+            // Segment b is a point: project it on segment a.
+            (clamp01(-c / a), 0.0)
         }
+    } else {
+        // Segment a is a point: project it on segment b (or both are points).
+        (0.0, if e > 0.0 { clamp01(f / e) } else { 0.0 })
     };
     let point_a = a0 + s * d1;
     let point_b = b0 + t * d2;

@@ -14,13 +14,15 @@
 
 use glam::{Vec3, Vec3A};
 
-use super::{Plane3, PlaneSide};
+use super::closest::{DEGENERATE_SIN2_F64, Vector3, triangle_region, well_shaped};
+
+use super::{Plane3, PlaneSide, TriangleFeature};
 use crate::bounds::{Aabb3, Obb3, Sphere};
 
 /// True if `r` is a usable radius: finite and not negative (NaN fails).
 #[inline(always)]
 fn radius_ok(r: f32) -> bool {
-    r >= 0.0 && r < f32::INFINITY
+    (0.0..f32::INFINITY).contains(&r)
 }
 
 /// True if the box is non-empty and finite: `0 <= max - min < ∞` on every axis (NaN fails).
@@ -68,11 +70,12 @@ pub fn test_sphere_aabb(sphere: &Sphere, aabb: &Aabb3) -> bool {
 /// slabs at most `r`?
 ///
 /// It reports `true` whenever [`test_sphere_aabb`] does (never a false negative), and also for
-/// spheres near a box edge or corner that miss it (false positives only there, within `r·√3` of
-/// the box's corners). It compares the same squared per-axis distances the exact test sums, so
-/// "no false negative" holds exactly in `f32`, not only up to rounding: a sum of non-negative
-/// rounded terms is never smaller than any of its terms. Same answers for degenerate and
-/// non-finite input as [`test_sphere_aabb`].
+/// spheres that miss the box near one of its edges or corners: false positives need the center
+/// to lie beyond the box on two or three axes at once (a center within the box's extent on two
+/// axes gets the exact answer). It compares the same squared per-axis distances the exact test
+/// sums, so "no false negative" holds exactly in `f32`, not only up to rounding: a sum of
+/// non-negative rounded terms is never smaller than any of its terms. Same answers for degenerate
+/// and non-finite input as [`test_sphere_aabb`].
 #[inline]
 pub fn test_sphere_aabb_conservative(sphere: &Sphere, aabb: &Aabb3) -> bool {
     let d = slab_excess(sphere.center, aabb);
@@ -193,9 +196,11 @@ pub fn test_obb_plane(obb: &Obb3, plane: &Plane3) -> bool {
 /// no square root), then the Voronoi-region walk of [`super::closest_point_triangle`] reduced to
 /// squared distances: a vertex region compares `|p - v|²`, an edge region compares the squared
 /// distance to the edge's line as `|e × (p - v)|² <= r² |e|²` (no division), and the face region
-/// is already decided by the plane test. Zero-area triangles (where the face region does not
-/// apply) are answered from their edges. Either winding. A zero radius tests the center for lying
-/// on the triangle (up to `f32` rounding). Negative radius or any non-finite value: `false`.
+/// is already decided by the plane test. Like `closest_point_triangle`, nearly degenerate
+/// triangles (where the `f32` normal is unreliable) are redone in `f64`, and zero-area triangles
+/// are answered from their edges. Either winding. A zero radius tests the center for lying on the
+/// triangle (exactly for small-integer input, otherwise up to rounding). Negative radius or any
+/// non-finite value: `false`.
 #[inline]
 pub fn test_sphere_triangle(sphere: &Sphere, tri: &[Vec3; 3]) -> bool {
     let r2 = sphere.radius * sphere.radius;
@@ -205,78 +210,80 @@ pub fn test_sphere_triangle(sphere: &Sphere, tri: &[Vec3; 3]) -> bool {
     let p = Vec3A::from(sphere.center);
     let ab = b - a;
     let ac = c - a;
-    let ap = p - a;
     let n = ab.cross(ac);
-    let dist = ap.dot(n);
-    // `!(r >= 0)` also rejects a NaN radius; the reject is exact in real arithmetic (the true
-    // plane distance is `|dist| / |n|`), and is skipped (0 > 0 is false) for zero-area triangles.
-    if dist * dist > r2 * n.length_squared() || !(sphere.radius >= 0.0) {
-        return false;
-    }
-    within_triangle_distance(p, a, b, c, ab, ac, ap, r2)
-        && sphere.radius < f32::INFINITY
-        && (a.is_finite() & b.is_finite() & c.is_finite() & p.is_finite())
+    let hit = if well_shaped(ab, ac, n) {
+        // The reject is exact in real arithmetic: the plane distance is `|dist| / |n|`.
+        let dist = (p - a).dot(n);
+        if dist * dist > r2 * n.length_squared() {
+            return false;
+        }
+        within_triangle(p, a, b, c, r2)
+    } else {
+        within_sliver_triangle(sphere, tri)
+    };
+    hit && radius_ok(sphere.radius) && (a.is_finite() & b.is_finite() & c.is_finite() & p.is_finite())
 }
 
-/// The Voronoi walk of `closest_point_triangle`, answering only `distance² <= r2` (see there for
-/// the derivation of each region test).
-#[allow(clippy::too_many_arguments)]
+/// Whether `p` is within squared distance `r2` of the triangle, for a triangle whose plane test
+/// (`plane distance² <= r2`) has passed: the region walk decides vertex and edge regions, and the
+/// face region is a hit.
 #[inline(always)]
-fn within_triangle_distance(
-    p: Vec3A,
-    a: Vec3A,
-    b: Vec3A,
-    c: Vec3A,
-    ab: Vec3A,
-    ac: Vec3A,
-    ap: Vec3A,
-    r2: f32,
-) -> bool {
-    let d1 = ab.dot(ap);
-    let d2 = ac.dot(ap);
-    if d1 <= 0.0 && d2 <= 0.0 {
-        return ap.length_squared() <= r2;
+fn within_triangle<V: Vector3>(p: V, a: V, b: V, c: V, r2: V::Scalar) -> bool {
+    let Some((feature, ..)) = triangle_region(p, a, b, c) else {
+        return within_edges(p, a, b, c, r2);
+    };
+    match feature {
+        TriangleFeature::Vertex(i) => {
+            let d = p - [a, b, c][usize::from(i)];
+            d.dot3(d) <= r2
+        }
+        TriangleFeature::Edge(0) => within_line(p, a, b, r2),
+        TriangleFeature::Edge(1) => within_line(p, b, c, r2),
+        TriangleFeature::Edge(_) => within_line(p, c, a, r2),
+        TriangleFeature::Face => true,
     }
-    let bp = p - b;
-    let d3 = ab.dot(bp);
-    let d4 = ac.dot(bp);
-    if d3 >= 0.0 && d4 <= d3 {
-        return bp.length_squared() <= r2;
-    }
-    let vc = d1 * d4 - d3 * d2;
-    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 && d1 > d3 {
-        return ab.cross(ap).length_squared() <= r2 * ab.length_squared();
-    }
-    let cp = p - c;
-    let d5 = ab.dot(cp);
-    let d6 = ac.dot(cp);
-    if d6 >= 0.0 && d5 <= d6 {
-        return cp.length_squared() <= r2;
-    }
-    let vb = d5 * d2 - d1 * d6;
-    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 && d2 > d6 {
-        return ac.cross(ap).length_squared() <= r2 * ac.length_squared();
-    }
-    let va = d3 * d6 - d5 * d4;
-    let (e4, e5) = (d4 - d3, d5 - d6);
-    if va <= 0.0 && e4 >= 0.0 && e5 >= 0.0 && e4 + e5 > 0.0 {
-        let bc = c - b;
-        return bc.cross(bp).length_squared() <= r2 * bc.length_squared();
-    }
-    if va >= 0.0 && vb >= 0.0 && vc >= 0.0 && va + vb + vc > 0.0 {
-        // Face region: the distance is the plane distance, already found to be within r.
-        return true;
-    }
-    within_triangle_edges(p, a, b, c, r2)
 }
 
-/// Zero-area (or numerically degenerate) triangle: the minimum over its three edges.
+/// `|e × (p - u)|² <= r2 |e|²` with `e = v - u`: the squared distance from `p` to the line
+/// through `u` and `v` is at most `r2`, without a division.
+#[inline(always)]
+fn within_line<V: Vector3>(p: V, u: V, v: V, r2: V::Scalar) -> bool {
+    let e = v - u;
+    let x = e.cross3(p - u);
+    x.dot3(x) <= r2 * e.dot3(e)
+}
+
+/// Whether `p` is within squared distance `r2` of one of the triangle's three edges.
 #[cold]
-fn within_triangle_edges(p: Vec3A, a: Vec3A, b: Vec3A, c: Vec3A, r2: f32) -> bool {
+fn within_edges<V: Vector3>(p: V, a: V, b: V, c: V, r2: V::Scalar) -> bool {
+    let zero = V::Scalar::from(0.0);
     [(a, b), (b, c), (c, a)].into_iter().any(|(u, v)| {
-        let hit = super::closest_point_segment(p.into(), u.into(), v.into());
-        (Vec3A::from(hit.point) - p).length_squared() <= r2
+        let (e, w) = (v - u, p - u);
+        let along = w.dot3(e);
+        if along <= zero {
+            w.dot3(w) <= r2
+        } else if along >= e.dot3(e) {
+            (p - v).dot3(p - v) <= r2
+        } else {
+            within_line(p, u, v, r2)
+        }
     })
+}
+
+/// [`test_sphere_triangle`] for slivers and zero-area triangles, in `f64`.
+#[cold]
+fn within_sliver_triangle(sphere: &Sphere, tri: &[Vec3; 3]) -> bool {
+    let [a, b, c] = tri.map(Vec3::as_dvec3);
+    let p = sphere.center.as_dvec3();
+    let r2 = f64::from(sphere.radius) * f64::from(sphere.radius);
+    let (ab, ac) = (b - a, c - a);
+    let n = ab.cross(ac);
+    if n.length_squared() > DEGENERATE_SIN2_F64 * ab.length_squared() * ac.length_squared() {
+        let dist = (p - a).dot(n);
+        dist * dist <= r2 * n.length_squared() && within_triangle(p, a, b, c, r2)
+    } else {
+        within_edges(p, a, b, c, r2)
+    }
 }
 
 /// Whether a solid triangle and a box share a point.

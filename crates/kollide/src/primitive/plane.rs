@@ -41,13 +41,15 @@ impl Plane3 {
         // normal is unchanged. `!(scale > 0)` also catches NaN; an infinite scale (or an
         // overflowed difference) is rejected by the finiteness test.
         let scale = u.abs().max(v.abs()).max_element();
-        if !(scale > 0.0 && scale.is_finite()) {
+        let usable = scale > 0.0 && scale.is_finite();
+        if !usable {
             return None;
         }
         let (u, v) = (u / scale, v / scale);
         let n = u.cross(v);
         let n2 = n.length_squared();
-        if !(n2 > REL_EPSILON * REL_EPSILON * u.length_squared() * v.length_squared()) {
+        let well_shaped = n2 > REL_EPSILON * REL_EPSILON * u.length_squared() * v.length_squared();
+        if !well_shaped {
             return None;
         }
         let normal = n / n2.sqrt();

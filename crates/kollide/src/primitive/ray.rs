@@ -17,9 +17,15 @@
 //! - **Bad shapes.** A shape with a non-finite coordinate or a negative size is empty: `None`.
 //!   Sizes of zero are valid, lower-dimensional shapes (a point, a segment, a flat box) and are hit
 //!   only where the ray actually meets them.
+//! - **Range.** Coordinates are assumed small enough that their squares and products stay finite
+//!   (below about 1e18); beyond that results are finite and in range but not meaningful.
 //!
 //! Triangles are two-sided surfaces, cast with the watertight test of Woop, Benthin and Wald; see
 //! [`ray_triangle`].
+
+// Tests are written as `!(accepting condition)` so that NaN, which fails every comparison, always
+// takes the rejecting branch.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 use crate::bounds::{Aabb3, Obb3, Sphere};
 use crate::math::{Ray3, Vec3, Vec3A};
@@ -35,11 +41,14 @@ pub struct RayHit {
     pub normal: Vec3,
 }
 
-/// `dir · dir` when the ray and `max_t` satisfy the module's validity contract, else `None`.
+/// `(dir · dir, max_t)` when the ray and `max_t` satisfy the module's validity contract, else
+/// `None`. The returned limit is clamped to `f32::MAX`, so a `t` that overflowed to `+∞` fails the
+/// casts' range tests.
 #[inline]
-fn checked_dir_len2(ray: &Ray3, max_t: f32) -> Option<f32> {
+fn checked_dir_len2(ray: &Ray3, max_t: f32) -> Option<(f32, f32)> {
     let dd = ray.dir.length_squared();
-    (ray.origin.is_finite() && (f32::MIN_POSITIVE..=f32::MAX).contains(&dd) && max_t >= 0.0).then_some(dd)
+    (ray.origin.is_finite() && (f32::MIN_POSITIVE..=f32::MAX).contains(&dd) && max_t >= 0.0)
+        .then_some((dd, max_t.min(f32::MAX)))
 }
 
 /// The hit reported when the origin lies in a solid: `t = 0`, normal `-dir / |dir|`.
@@ -57,7 +66,7 @@ fn origin_inside_hit(dir: Vec3, dd: f32) -> RayHit {
 /// docs), a non-finite plane, or a zero normal. The normal should be unit length; if it is not, `t` is
 /// still exact and the reported normal is `±plane.normal` as given.
 pub fn ray_plane(ray: &Ray3, max_t: f32, plane: &Plane3) -> Option<RayHit> {
-    checked_dir_len2(ray, max_t)?;
+    let (_, max_t) = checked_dir_len2(ray, max_t)?;
     if !(plane.normal.is_finite() && plane.d.is_finite()) || plane.normal == Vec3::ZERO {
         return None;
     }
@@ -82,7 +91,7 @@ pub fn ray_plane(ray: &Ray3, max_t: f32, plane: &Plane3) -> Option<RayHit> {
 /// "Precision Improvements for Ray/Sphere Intersection" (Ray Tracing Gems, ch. 7), with Ericson's
 /// early outs (*Real-Time Collision Detection*, §5.3.2).
 pub fn ray_sphere(ray: &Ray3, max_t: f32, sphere: &Sphere) -> Option<RayHit> {
-    let dd = checked_dir_len2(ray, max_t)?;
+    let (dd, max_t) = checked_dir_len2(ray, max_t)?;
     if !(sphere.center.is_finite() && sphere.radius.is_finite() && sphere.radius >= 0.0) {
         return None;
     }
@@ -105,21 +114,23 @@ fn cast_ball(f: Vec3, d: Vec3, dd: f32, radius: f32, max_t: f32) -> Option<RayHi
     }
     // b² − dd·c = dd (r² − |l|²) where l = f − (b/dd) d is the offset from the center to the
     // closest point of the line. Computing |l|² directly avoids the cancellation in b² − dd·c when
-    // the origin is far away compared with the radius (Haines et al., eq. 7.5).
+    // the origin is far away compared with the radius (Haines et al.).
     let l = f - (b / dd) * d;
     let disc = r2 - l.length_squared();
     if !(disc >= 0.0) {
         return None;
     }
     // Near root c / q with q = −b + √(b² − dd c): both terms of q are positive, so no cancellation
-    // (Numerical Recipes §5.6; Haines et al., eq. 7.6).
+    // (Numerical Recipes §5.6; Haines et al.).
     let q = -b + (dd * disc).sqrt();
     let t = c / q;
     if !(t <= max_t) {
         return None;
     }
+    // A zero radius has no surface direction: report -dir/|dir| rather than rounding noise.
     let fallback = d * (-1.0 / dd.sqrt());
-    Some(RayHit { t, normal: (f + t * d).normalize_or(fallback) })
+    let normal = if radius > 0.0 { (f + t * d).normalize_or(fallback) } else { fallback };
+    Some(RayHit { t, normal })
 }
 
 /// The first point where a validated ray enters an axis-aligned box `[min, max]` (`min ≤ max`,
@@ -171,7 +182,7 @@ fn cast_box(o: Vec3A, d: Vec3A, min: Vec3A, max: Vec3A, max_t: f32) -> Option<Bo
 /// normal is the one of a face meeting there. An inverted box (`min > max` on some axis) is empty:
 /// `None`; a zero-extent box is a face, segment or point and is hit where the ray meets it.
 pub fn ray_aabb(ray: &Ray3, max_t: f32, aabb: &Aabb3) -> Option<RayHit> {
-    let dd = checked_dir_len2(ray, max_t)?;
+    let (dd, max_t) = checked_dir_len2(ray, max_t)?;
     if !(aabb.min.is_finite() && aabb.max.is_finite() && aabb.min.cmple(aabb.max).all()) {
         return None;
     }
@@ -189,7 +200,7 @@ pub fn ray_aabb(ray: &Ray3, max_t: f32, aabb: &Aabb3) -> Option<RayHit> {
 /// negative half extent makes the box empty (`None`); `axes` must be orthonormal (not checked; a
 /// non-finite `axes` gives `None`).
 pub fn ray_obb(ray: &Ray3, max_t: f32, obb: &Obb3) -> Option<RayHit> {
-    let dd = checked_dir_len2(ray, max_t)?;
+    let (dd, max_t) = checked_dir_len2(ray, max_t)?;
     let h = obb.half_extents;
     if !(obb.center.is_finite() && obb.axes.is_finite() && h.is_finite() && h.cmpge(Vec3::ZERO).all()) {
         return None;
@@ -208,7 +219,8 @@ pub fn ray_obb(ray: &Ray3, max_t: f32, obb: &Obb3) -> Option<RayHit> {
 /// Casts a ray against a solid capsule: every point within `radius` of the segment `a b`.
 ///
 /// See the module docs for the shared contract. `a == b` is a sphere; a zero radius is the segment
-/// itself (hit only where the ray passes through it exactly); a negative or NaN radius is empty.
+/// itself (hit only where the ray passes through it exactly, with normal `-dir / |dir|`); a negative
+/// or NaN radius is empty.
 ///
 /// Method (after Ericson §5.3.7): if the origin is outside, find where the ray enters the infinite
 /// cylinder around line `ab`. If that point lies between the end discs it is the hit. Otherwise the
@@ -216,7 +228,7 @@ pub fn ray_obb(ray: &Ray3, max_t: f32, obb: &Obb3) -> Option<RayHit> {
 /// cylinder from there on, the only part of the capsule beyond that end disc is its end sphere, and
 /// the disc itself lies inside that sphere.
 pub fn ray_capsule(ray: &Ray3, max_t: f32, a: Vec3, b: Vec3, radius: f32) -> Option<RayHit> {
-    let dd = checked_dir_len2(ray, max_t)?;
+    let (dd, max_t) = checked_dir_len2(ray, max_t)?;
     if !(a.is_finite() && b.is_finite() && radius.is_finite() && radius >= 0.0) {
         return None;
     }
@@ -260,7 +272,8 @@ pub fn ray_capsule(ray: &Ray3, max_t: f32, a: Vec3, b: Vec3, radius: f32) -> Opt
         let s = s_origin + t * d_axial;
         if s >= 0.0 && s <= baba {
             let fallback = d * (-1.0 / dd.sqrt());
-            return Some(RayHit { t, normal: (op + t * dp).normalize_or(fallback) });
+            let normal = if radius > 0.0 { (op + t * dp).normalize_or(fallback) } else { fallback };
+            return Some(RayHit { t, normal });
         }
         s
     } else {
@@ -461,13 +474,18 @@ fn watertight<const X: usize, const Y: usize, const Z: usize>(
     let sign = det.to_bits() & 0x8000_0000;
     let t_pos = f32::from_bits(t_scaled.to_bits() ^ sign);
     let det_abs = det.abs();
-    if !(t_pos >= 0.0 && t_pos <= max_t * det_abs) || !is_hittable(tri) {
+    if !(t_pos >= 0.0 && t_pos <= max_t * det_abs) {
+        return None;
+    }
+    // Hit path only: `+ 0.0` turns −0 into +0, `min` absorbs the rounding of the division, and a
+    // t that overflowed (huge coordinates) or a degenerate triangle is rejected.
+    let t = (t_pos / det_abs + 0.0).min(max_t);
+    if !(t < f32::INFINITY) || !is_hittable(tri) {
         return None;
     }
     let inv = det.recip();
     Some(TriangleHit {
-        // `+ 0.0` turns −0 into +0; `min` absorbs the rounding of the division.
-        t: (t_pos / det_abs + 0.0).min(max_t),
+        t,
         u: e1 * inv,
         v: e2 * inv,
         // The projected area relates to the 3D normal n by det = −(n · dir) / dir[kz].
@@ -744,6 +762,21 @@ mod tests {
         // Origin on the triangle: t = 0.
         let r = ray([0.2, 0.2, 0.0], [0.0, 1.0, -1.0]);
         assert_eq!(ray_triangle(&r, 9.0, &TRI).unwrap().t, 0.0);
+    }
+
+    #[test]
+    fn exact_edge_sign_decides_between_neighbours() {
+        // Edge BC passes 2^-46 from the ray, on A's far side. In f32 both products of the edge
+        // function round to 1 + 2^-22, giving 0 ("on the edge") for both triangles sharing BC; the
+        // f64 fallback gives the exact signs, so exactly one of them is hit.
+        let e = f32::EPSILON;
+        let b = Vec3::new(1.0 + 2.0 * e, 1.0 + e, 0.0);
+        let c = Vec3::new(-(1.0 + e), -1.0, 0.0);
+        let a = Vec3::new(-1.0, 1.0, 0.0);
+        let d = Vec3::new(1.0, -1.0, 0.0);
+        let r = ray([0.0, 0.0, 1.0], [0.0, 0.0, -1.0]);
+        assert_eq!(ray_triangle(&r, 2.0, &[a, b, c]), None);
+        assert_eq!(ray_triangle(&r, 2.0, &[c, b, d]).map(|h| h.t), Some(1.0));
     }
 
     #[test]

@@ -115,7 +115,7 @@ pub fn intersect_segment_segment(a0: Vec2, a1: Vec2, b0: Vec2, b1: Vec2) -> Opti
 /// `x` clamped to `[0, 1]` and rounded to `f32`; NaN (a vanishing `f64` determinant) gives 0.
 #[inline(always)]
 fn unit_clamp(x: f64) -> f32 {
-    x.max(0.0).min(1.0) as f32
+    if x > 0.0 { x.min(1.0) as f32 } else { 0.0 }
 }
 
 /// The parameter of `p` along `a → b` (assumed on the segment), in `[0, 1]`; 0 when `a == b`.
@@ -181,7 +181,7 @@ pub fn test_circle_circle(a: &Circle, b: &Circle) -> bool {
 
 #[inline(always)]
 fn radius_ok(r: f32) -> bool {
-    r >= 0.0 && r < f32::INFINITY
+    (0.0..f32::INFINITY).contains(&r)
 }
 
 /// Whether a solid circle and a box share a point: the squared distance from the center to the

@@ -11,6 +11,12 @@
 //!   first boundary point with the outward unit normal there (`normal · dir ≤ 0`, up to rounding for
 //!   tangent hits). Touching counts.
 //! - **Bad shapes.** Non-finite coordinates or a negative size make a shape empty: `None`.
+//! - **Range.** Coordinates are assumed small enough that their squares and products stay finite
+//!   (below about 1e18); beyond that results are finite and in range but not meaningful.
+
+// Tests are written as `!(accepting condition)` so that NaN, which fails every comparison, always
+// takes the rejecting branch.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 use crate::bounds::{Aabb2, Circle};
 use crate::math::{Ray2, Vec2};
@@ -24,11 +30,14 @@ pub struct RayHit2 {
     pub normal: Vec2,
 }
 
-/// `dir · dir` when the ray and `max_t` satisfy the module's validity contract, else `None`.
+/// `(dir · dir, max_t)` when the ray and `max_t` satisfy the module's validity contract, else
+/// `None`. The returned limit is clamped to `f32::MAX`, so a `t` that overflowed to `+∞` fails the
+/// casts' range tests.
 #[inline]
-fn checked_dir_len2(ray: &Ray2, max_t: f32) -> Option<f32> {
+fn checked_dir_len2(ray: &Ray2, max_t: f32) -> Option<(f32, f32)> {
     let dd = ray.dir.length_squared();
-    (ray.origin.is_finite() && (f32::MIN_POSITIVE..=f32::MAX).contains(&dd) && max_t >= 0.0).then_some(dd)
+    (ray.origin.is_finite() && (f32::MIN_POSITIVE..=f32::MAX).contains(&dd) && max_t >= 0.0)
+        .then_some((dd, max_t.min(f32::MAX)))
 }
 
 /// `-dir / |dir|` for a validated ray.
@@ -40,11 +49,11 @@ fn against(dir: Vec2, dd: f32) -> Vec2 {
 /// Casts a ray against a solid disc.
 ///
 /// See the module docs for the shared contract. A zero radius is the single point `center`, hit
-/// only when the ray passes through it exactly; a negative or NaN radius is empty. The quadratic is
-/// solved in the cancellation-free form of Haines et al. (Ray Tracing Gems, ch. 7), as in the 3D
-/// sphere cast.
+/// only when the ray passes through it exactly (normal `-dir / |dir|`); a negative or NaN radius is
+/// empty. The quadratic is solved in the cancellation-free form of Haines et al. (Ray Tracing Gems,
+/// ch. 7), as in the 3D sphere cast.
 pub fn ray_circle(ray: &Ray2, max_t: f32, circle: &Circle) -> Option<RayHit2> {
-    let dd = checked_dir_len2(ray, max_t)?;
+    let (dd, max_t) = checked_dir_len2(ray, max_t)?;
     let r = circle.radius;
     if !(circle.center.is_finite() && r.is_finite() && r >= 0.0) {
         return None;
@@ -67,7 +76,12 @@ pub fn ray_circle(ray: &Ray2, max_t: f32, circle: &Circle) -> Option<RayHit2> {
         return None;
     }
     let t = c / (-b + (dd * disc).sqrt());
-    (t <= max_t).then(|| RayHit2 { t, normal: (f + t * d).normalize_or(against(d, dd)) })
+    if !(t <= max_t) {
+        return None;
+    }
+    // A zero radius has no surface direction: report -dir/|dir| rather than rounding noise.
+    let normal = if r > 0.0 { (f + t * d).normalize_or(against(d, dd)) } else { against(d, dd) };
+    Some(RayHit2 { t, normal })
 }
 
 /// Casts a ray against a solid axis-aligned box.
@@ -78,7 +92,7 @@ pub fn ray_circle(ray: &Ray2, max_t: f32, circle: &Circle) -> Option<RayHit2> {
 /// (`min > max` on some axis) is empty; a zero-extent box (a segment or point) is hit where the ray
 /// meets it.
 pub fn ray_aabb(ray: &Ray2, max_t: f32, aabb: &Aabb2) -> Option<RayHit2> {
-    let dd = checked_dir_len2(ray, max_t)?;
+    let (dd, max_t) = checked_dir_len2(ray, max_t)?;
     let (min, max) = (aabb.min, aabb.max);
     if !(min.is_finite() && max.is_finite() && min.cmple(max).all()) {
         return None;
@@ -113,7 +127,7 @@ pub fn ray_aabb(ray: &Ray2, max_t: f32, aabb: &Aabb2) -> Option<RayHit2> {
 /// `a == b` is a point, hit the same way when the ray passes exactly through it. Endpoints count.
 /// `None` for an invalid ray or `max_t` (see the module docs) or non-finite endpoints.
 pub fn ray_segment(ray: &Ray2, max_t: f32, a: Vec2, b: Vec2) -> Option<RayHit2> {
-    let dd = checked_dir_len2(ray, max_t)?;
+    let (dd, max_t) = checked_dir_len2(ray, max_t)?;
     if !(a.is_finite() && b.is_finite()) {
         return None;
     }
@@ -154,7 +168,7 @@ pub fn ray_segment(ray: &Ray2, max_t: f32, a: Vec2, b: Vec2) -> Option<RayHit2> 
 /// vertices, zero signed area (all vertices collinear) or a non-finite vertex give `None`. For a
 /// non-convex loop the answer is the cast against the intersection of its edges' half-planes.
 pub fn ray_polygon(ray: &Ray2, max_t: f32, poly: &[Vec2]) -> Option<RayHit2> {
-    let dd = checked_dir_len2(ray, max_t)?;
+    let (dd, max_t) = checked_dir_len2(ray, max_t)?;
     let n = poly.len();
     if n < 3 {
         return None;
@@ -168,7 +182,8 @@ pub fn ray_polygon(ray: &Ray2, max_t: f32, poly: &[Vec2]) -> Option<RayHit2> {
         twice_area += prev.perp_dot(p);
         prev = p;
     }
-    // Outward normal of edge e is e.perp() rotated by −90° for counter-clockwise loops: (e.y, −e.x).
+    // A counter-clockwise loop has outward edge normals (e.y, −e.x); `orientation` flips them for
+    // a clockwise one.
     let orientation = if twice_area > 0.0 {
         1.0
     } else if twice_area < 0.0 {

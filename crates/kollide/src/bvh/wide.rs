@@ -1,0 +1,563 @@
+//! The 4-wide 3D BVH: nodes hold their four children's boxes in SoA lanes so one SIMD step tests
+//! a query against all four.
+
+use super::build::{BinaryKind, BinaryNode, BinaryTree, BuildParams, BuildPrim, MAX_DEPTH, build_binary};
+use crate::bounds::Aabb3;
+use crate::math::Ray3;
+use glam::{BVec4A, Vec3, Vec3A, Vec4};
+use std::ops::Range;
+
+/// A node with up to four children. Lane `i` of the six box vectors is child `i`'s box.
+///
+/// `child[i]` encodes what the child is: `0` is an empty slot (the root, node 0, is nobody's
+/// child), a value below 2²⁸ is the index of an inner node, and otherwise the top four bits hold a
+/// primitive count `1..=15` and the low 28 bits the first primitive (in leaf order) of a leaf.
+/// Empty slots have the box `[+∞, +∞]`, which no finite query reaches.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(16))]
+pub struct Node4 {
+    pub min_x: Vec4,
+    pub min_y: Vec4,
+    pub min_z: Vec4,
+    pub max_x: Vec4,
+    pub max_y: Vec4,
+    pub max_z: Vec4,
+    pub child: [u32; 4],
+}
+
+/// What a child slot of a [`Node4`] refers to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Child {
+    Empty,
+    Inner(u32),
+    /// Primitives `first .. first + count` in leaf order.
+    Leaf {
+        first: u32,
+        count: u32,
+    },
+}
+
+const LEAF_SHIFT: u32 = 28;
+const INDEX_MASK: u32 = (1 << LEAF_SHIFT) - 1;
+
+/// The largest number of primitives a [`Bvh3`] can hold.
+pub const MAX_PRIMITIVES: usize = INDEX_MASK as usize;
+
+/// Traversal stack size: a tree is at most `MAX_DEPTH` deep and each level pushes at most three
+/// siblings besides the child it descends into.
+pub(crate) const STACK_SIZE: usize = 3 * MAX_DEPTH + 4;
+
+impl Child {
+    #[inline]
+    pub fn decode(code: u32) -> Child {
+        match (code >> LEAF_SHIFT, code) {
+            (_, 0) => Child::Empty,
+            (0, index) => Child::Inner(index),
+            (count, code) => Child::Leaf { first: code & INDEX_MASK, count },
+        }
+    }
+
+    fn encode(self) -> u32 {
+        match self {
+            Child::Empty => 0,
+            Child::Inner(index) => index,
+            Child::Leaf { first, count } => (count << LEAF_SHIFT) | first,
+        }
+    }
+}
+
+impl Node4 {
+    const EMPTY: Node4 = Node4 {
+        min_x: Vec4::INFINITY,
+        min_y: Vec4::INFINITY,
+        min_z: Vec4::INFINITY,
+        max_x: Vec4::INFINITY,
+        max_y: Vec4::INFINITY,
+        max_z: Vec4::INFINITY,
+        child: [0; 4],
+    };
+
+    /// The box of child `lane`.
+    #[inline]
+    pub fn child_box(&self, lane: usize) -> Aabb3 {
+        Aabb3::new(
+            Vec3::new(self.min_x[lane], self.min_y[lane], self.min_z[lane]),
+            Vec3::new(self.max_x[lane], self.max_y[lane], self.max_z[lane]),
+        )
+    }
+
+    fn set_child(&mut self, lane: usize, child: Child, min: Vec3A, max: Vec3A) {
+        self.min_x[lane] = min.x;
+        self.min_y[lane] = min.y;
+        self.min_z[lane] = min.z;
+        self.max_x[lane] = max.x;
+        self.max_y[lane] = max.y;
+        self.max_z[lane] = max.z;
+        self.child[lane] = child.encode();
+    }
+
+    /// The box around all non-empty children.
+    fn bounds(&self) -> Aabb3 {
+        (0..4)
+            .filter(|&lane| self.child[lane] != 0)
+            .fold(Aabb3::EMPTY, |b, lane| b.merge(&self.child_box(lane)))
+    }
+
+    /// Lanes whose box overlaps the closed box `[min, max]`, as a 4-bit mask.
+    #[inline]
+    pub fn overlap_mask(&self, min: Vec3, max: Vec3) -> u32 {
+        let overlap = self.min_x.cmple(Vec4::splat(max.x))
+            & self.max_x.cmpge(Vec4::splat(min.x))
+            & self.min_y.cmple(Vec4::splat(max.y))
+            & self.max_y.cmpge(Vec4::splat(min.y))
+            & self.min_z.cmple(Vec4::splat(max.z))
+            & self.max_z.cmpge(Vec4::splat(min.z));
+        overlap.bitmask()
+    }
+
+    /// Squared distances from `p` to the four child boxes (zero inside).
+    #[inline]
+    pub fn distance_squared(&self, p: Vec3) -> Vec4 {
+        let axis = |lo: Vec4, hi: Vec4, x: f32| {
+            let x = Vec4::splat(x);
+            (lo - x).max(x - hi).max(Vec4::ZERO)
+        };
+        let dx = axis(self.min_x, self.max_x, p.x);
+        let dy = axis(self.min_y, self.max_y, p.y);
+        let dz = axis(self.min_z, self.max_z, p.z);
+        dx * dx + dy * dy + dz * dz
+    }
+
+    /// Slab test of a ray against the four child boxes: the entry parameters and the mask of lanes
+    /// hit within `[0, max_t]`.
+    #[inline]
+    pub fn ray_entry(&self, ray: &RayBoxSetup, max_t: f32) -> (Vec4, u32) {
+        let tx0 = self.min_x * ray.inv_dir[0] - ray.origin_scaled[0];
+        let tx1 = self.max_x * ray.inv_dir[0] - ray.origin_scaled[0];
+        let ty0 = self.min_y * ray.inv_dir[1] - ray.origin_scaled[1];
+        let ty1 = self.max_y * ray.inv_dir[1] - ray.origin_scaled[1];
+        let tz0 = self.min_z * ray.inv_dir[2] - ray.origin_scaled[2];
+        let tz1 = self.max_z * ray.inv_dir[2] - ray.origin_scaled[2];
+        let enter = tx0.min(tx1).max(ty0.min(ty1)).max(tz0.min(tz1)).max(Vec4::ZERO);
+        let exit = tx0.max(tx1).min(ty0.max(ty1)).min(tz0.max(tz1)).min(Vec4::splat(max_t));
+        let hit: BVec4A = enter.cmple(exit);
+        (enter, hit.bitmask())
+    }
+}
+
+/// Per-ray constants of the SIMD slab test.
+///
+/// The slab test computes `t = (plane - origin) / dir` as `plane · (1/dir) - origin · (1/dir)`.
+/// A direction component of zero is replaced by `±1e-30` (sign kept) so that `1/dir` stays finite
+/// and no `0 · ∞ = NaN` arises for a ray lying in a slab plane; the resulting `t` values are
+/// `±1e30`-scaled, which orders them correctly against any finite box.
+#[derive(Clone, Copy, Debug)]
+pub struct RayBoxSetup {
+    inv_dir: [Vec4; 3],
+    origin_scaled: [Vec4; 3],
+}
+
+impl RayBoxSetup {
+    pub fn new(ray: &Ray3) -> Self {
+        let tiny = |d: f32| if d.abs() < 1e-30 { 1e-30f32.copysign(d) } else { d };
+        let inv = Vec3::new(1.0 / tiny(ray.dir.x), 1.0 / tiny(ray.dir.y), 1.0 / tiny(ray.dir.z));
+        let scaled = ray.origin * inv;
+        Self {
+            inv_dir: [Vec4::splat(inv.x), Vec4::splat(inv.y), Vec4::splat(inv.z)],
+            origin_scaled: [Vec4::splat(scaled.x), Vec4::splat(scaled.y), Vec4::splat(scaled.z)],
+        }
+    }
+}
+
+/// A bounding volume hierarchy over 3D boxes with four children per node.
+///
+/// Built by binned SAH (each primitive in exactly one leaf, at most 15 per leaf), then collapsed
+/// from binary to 4-wide. Primitives are identified by their index in the slice given to
+/// [`Bvh3::build`]; [`Bvh3::leaf_order`] lists them in the order leaves refer to, so a caller can
+/// store per-primitive data in leaf order and read a leaf as one contiguous run.
+#[derive(Clone, Debug, Default)]
+pub struct Bvh3 {
+    nodes: Vec<Node4>,
+    leaf_order: Vec<u32>,
+}
+
+/// Build settings for [`Bvh3::build_with`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BvhSettings {
+    /// Most primitives per leaf, `1..=15`.
+    pub max_leaf_size: usize,
+    /// SAH cost of a node visit relative to one primitive test.
+    pub traversal_cost: f32,
+}
+
+impl Default for BvhSettings {
+    fn default() -> Self {
+        Self { max_leaf_size: 4, traversal_cost: 1.0 }
+    }
+}
+
+impl Bvh3 {
+    /// Builds the hierarchy over `boxes` with default settings.
+    ///
+    /// Boxes that are inverted or have a non-finite coordinate are left out (no query can reach
+    /// them); [`Bvh3::leaf_order`] then lists fewer primitives than `boxes` has. Only the first
+    /// [`MAX_PRIMITIVES`] boxes are used.
+    pub fn build(boxes: &[Aabb3]) -> Bvh3 {
+        Self::build_with(boxes, BvhSettings::default())
+    }
+
+    /// [`Bvh3::build`] with explicit settings (`max_leaf_size` is clamped to `1..=15`).
+    pub fn build_with(boxes: &[Aabb3], settings: BvhSettings) -> Bvh3 {
+        let mut prims: Vec<BuildPrim<Vec3A>> = boxes
+            .iter()
+            .take(MAX_PRIMITIVES)
+            .enumerate()
+            .filter(|(_, b)| b.is_valid())
+            .map(|(i, b)| BuildPrim { min: b.min.into(), max: b.max.into(), id: i as u32 })
+            .collect();
+        if prims.is_empty() {
+            return Bvh3::default();
+        }
+        let params = BuildParams {
+            max_leaf: settings.max_leaf_size.clamp(1, 15),
+            traversal_cost: settings.traversal_cost.max(0.0),
+        };
+        let tree = build_binary(&mut prims, params);
+        Bvh3 { nodes: collapse(&tree), leaf_order: tree.order }
+    }
+
+    /// True if the hierarchy holds no primitive.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// The nodes; node 0 is the root.
+    pub fn nodes(&self) -> &[Node4] {
+        &self.nodes
+    }
+
+    /// Primitive ids (indices into the slice given at build time) in leaf order.
+    pub fn leaf_order(&self) -> &[u32] {
+        &self.leaf_order
+    }
+
+    /// The box around everything, or [`Aabb3::EMPTY`] for an empty hierarchy.
+    pub fn bounds(&self) -> Aabb3 {
+        self.nodes.first().map_or(Aabb3::EMPTY, Node4::bounds)
+    }
+
+    /// Heap bytes used by nodes and the leaf order.
+    pub fn memory_bytes(&self) -> usize {
+        self.nodes.capacity() * size_of::<Node4>() + self.leaf_order.capacity() * size_of::<u32>()
+    }
+
+    /// Recomputes every box bottom-up after primitives moved; `leaf_box(k)` is the new box of the
+    /// `k`-th primitive in leaf order. The tree shape is kept (quality degrades if primitives move
+    /// far; rebuild then).
+    pub fn refit(&mut self, mut leaf_box: impl FnMut(u32) -> Aabb3) {
+        // Children always have larger indices than their parent, so a reverse sweep sees every
+        // child before its parent.
+        for i in (0..self.nodes.len()).rev() {
+            let mut node = self.nodes[i];
+            for lane in 0..4 {
+                let b = match Child::decode(node.child[lane]) {
+                    Child::Empty => continue,
+                    Child::Inner(index) => self.nodes[index as usize].bounds(),
+                    Child::Leaf { first, count } => {
+                        (first..first + count).fold(Aabb3::EMPTY, |b, k| b.merge(&leaf_box(k)))
+                    }
+                };
+                let child = Child::decode(node.child[lane]);
+                node.set_child(lane, child, b.min.into(), b.max.into());
+            }
+            self.nodes[i] = node;
+        }
+    }
+
+    /// Visits, in no particular order, every leaf whose box passes `node_mask`, the test of one
+    /// node's four child boxes (bit `i` set = visit child `i`). `leaf` receives each leaf's range
+    /// of leaf-order indices and returns `false` to stop the traversal early.
+    ///
+    /// Returns `false` if stopped early.
+    #[inline]
+    pub fn traverse(
+        &self,
+        mut node_mask: impl FnMut(&Node4) -> u32,
+        mut leaf: impl FnMut(Range<u32>) -> bool,
+    ) -> bool {
+        if self.nodes.is_empty() {
+            return true;
+        }
+        let mut stack = [0u32; STACK_SIZE];
+        let mut len = 1;
+        // Node 0 is the root; it is never a child, so the stack can hold inner-node indices only.
+        while len > 0 {
+            len -= 1;
+            let node = &self.nodes[stack[len] as usize];
+            let mut mask = node_mask(node);
+            while mask != 0 {
+                let lane = mask.trailing_zeros() as usize;
+                mask &= mask - 1;
+                match Child::decode(node.child[lane]) {
+                    Child::Empty => {}
+                    Child::Inner(index) => {
+                        stack[len] = index;
+                        len += 1;
+                    }
+                    Child::Leaf { first, count } => {
+                        if !leaf(first..first + count) {
+                            return false;
+                        }
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    /// Front-to-back traversal for the closest ray hit.
+    ///
+    /// Visits leaves whose box the ray enters within `[0, max_t]`, nearer boxes first, skipping
+    /// any box entered beyond the current limit. `leaf(range, limit)` tests the leaf's primitives
+    /// and returns the parameter of the closest hit below `limit`, if any, which becomes the new
+    /// limit. Returns the final limit if anything was hit.
+    pub fn cast_ray(
+        &self,
+        ray: &Ray3,
+        max_t: f32,
+        mut leaf: impl FnMut(Range<u32>, f32) -> Option<f32>,
+    ) -> Option<f32> {
+        if self.nodes.is_empty() || !(max_t >= 0.0) {
+            return None;
+        }
+        let setup = RayBoxSetup::new(ray);
+        let mut limit = max_t.min(f32::MAX);
+        let mut hit = false;
+        let mut stack = [(0u32, 0.0f32); STACK_SIZE];
+        let mut len = push_hit_children(&self.nodes[0], &setup, limit, &mut stack, 0);
+        while len > 0 {
+            len -= 1;
+            let (code, enter) = stack[len];
+            if enter > limit {
+                continue;
+            }
+            match Child::decode(code) {
+                Child::Inner(index) => {
+                    len = push_hit_children(&self.nodes[index as usize], &setup, limit, &mut stack, len);
+                }
+                Child::Leaf { first, count } => {
+                    if let Some(t) = leaf(first..first + count, limit) {
+                        limit = t;
+                        hit = true;
+                    }
+                }
+                Child::Empty => {}
+            }
+        }
+        hit.then_some(limit)
+    }
+}
+
+/// Pushes the children of `node` that the ray enters within `limit` onto `stack[len..]`, far to
+/// near so that the nearest pops first; returns the new length.
+#[inline]
+fn push_hit_children(
+    node: &Node4,
+    setup: &RayBoxSetup,
+    limit: f32,
+    stack: &mut [(u32, f32); STACK_SIZE],
+    len: usize,
+) -> usize {
+    let (enters, mut mask) = node.ray_entry(setup, limit);
+    let mut order = [(0u32, 0.0f32); 4];
+    let mut n = 0;
+    while mask != 0 {
+        let lane = mask.trailing_zeros() as usize;
+        mask &= mask - 1;
+        if node.child[lane] == 0 {
+            continue;
+        }
+        let item = (node.child[lane], enters[lane]);
+        let mut k = n;
+        while k > 0 && order[k - 1].1 < item.1 {
+            order[k] = order[k - 1];
+            k -= 1;
+        }
+        order[k] = item;
+        n += 1;
+    }
+    stack[len..len + n].copy_from_slice(&order[..n]);
+    len + n
+}
+
+/// Collapses a binary tree into 4-wide nodes: each wide node takes a binary node's two children
+/// and keeps replacing the inner child of largest surface area by its own two children until it
+/// has four children or only leaves.
+fn collapse(tree: &BinaryTree<Vec3A>) -> Vec<Node4> {
+    let binary = &tree.nodes;
+    let mut nodes = vec![Node4::EMPTY];
+    let root = binary[0];
+    if let BinaryKind::Leaf { first, count } = root.kind {
+        nodes[0].set_child(0, Child::Leaf { first, count }, root.min, root.max);
+    }
+    let BinaryKind::Inner { left: root_left } = root.kind else { return nodes };
+    // (left child of a binary inner node, the wide node it becomes)
+    let mut pending = vec![(root_left as usize, 0usize)];
+    while let Some((left, w)) = pending.pop() {
+        let mut children = [left, left + 1, 0, 0];
+        let mut n = 2;
+        while n < 4 {
+            let mut widest: Option<(usize, usize, f32)> = None;
+            for (k, &c) in children[..n].iter().enumerate() {
+                if let BinaryKind::Inner { left } = binary[c].kind {
+                    let area = half_area(&binary[c]);
+                    if widest.is_none_or(|(_, _, a)| area > a) {
+                        widest = Some((k, left as usize, area));
+                    }
+                }
+            }
+            let Some((k, grandchild, _)) = widest else { break };
+            children[k] = grandchild;
+            children[n] = grandchild + 1;
+            n += 1;
+        }
+        for (lane, &c) in children[..n].iter().enumerate() {
+            let child = match binary[c].kind {
+                BinaryKind::Leaf { first, count } => Child::Leaf { first, count },
+                BinaryKind::Inner { left } => {
+                    nodes.push(Node4::EMPTY);
+                    pending.push((left as usize, nodes.len() - 1));
+                    Child::Inner((nodes.len() - 1) as u32)
+                }
+            };
+            nodes[w].set_child(lane, child, binary[c].min, binary[c].max);
+        }
+    }
+    nodes
+}
+
+fn half_area(node: &BinaryNode<Vec3A>) -> f32 {
+    let d = node.max - node.min;
+    d.x * d.y + d.y * d.z + d.z * d.x
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kollide_testkit::random;
+
+    fn random_boxes(n: usize, seed: u64) -> Vec<Aabb3> {
+        let mut rng = random::rng(seed);
+        (0..n)
+            .map(|_| {
+                let c = random::point3(&mut rng, 10.0);
+                let h = random::point3(&mut rng, 0.5).abs();
+                Aabb3::new(c - h, c + h)
+            })
+            .collect()
+    }
+
+    fn check_structure(bvh: &Bvh3, boxes: &[Aabb3]) {
+        let mut seen = vec![0u32; boxes.len()];
+        for node in bvh.nodes() {
+            for lane in 0..4 {
+                match Child::decode(node.child[lane]) {
+                    Child::Empty => {}
+                    Child::Inner(i) => {
+                        assert!(node.child_box(lane).contains(&bvh.nodes()[i as usize].bounds()))
+                    }
+                    Child::Leaf { first, count } => {
+                        for k in first..first + count {
+                            let id = bvh.leaf_order()[k as usize] as usize;
+                            seen[id] += 1;
+                            assert!(node.child_box(lane).contains(&boxes[id]));
+                        }
+                    }
+                }
+            }
+        }
+        assert!(seen.iter().all(|&s| s == 1), "every primitive in exactly one leaf");
+    }
+
+    #[test]
+    fn structure_and_box_queries_match_brute_force() {
+        for n in [0, 1, 3, 4, 5, 16, 100, 2000] {
+            let boxes = random_boxes(n, n as u64);
+            let bvh = Bvh3::build(&boxes);
+            check_structure(&bvh, &boxes);
+            let queries = random_boxes(200, 99);
+            for q in &queries {
+                let mut found = Vec::new();
+                bvh.traverse(
+                    |node| node.overlap_mask(q.min, q.max),
+                    |range| {
+                        found.extend(
+                            range
+                                .map(|k| bvh.leaf_order()[k as usize])
+                                .filter(|&id| boxes[id as usize].overlaps(q)),
+                        );
+                        true
+                    },
+                );
+                found.sort_unstable();
+                let expected: Vec<u32> = (0..n as u32).filter(|&i| boxes[i as usize].overlaps(q)).collect();
+                assert_eq!(found, expected);
+            }
+        }
+    }
+
+    #[test]
+    fn closest_ray_entry_matches_brute_force() {
+        let boxes = random_boxes(3000, 5);
+        let bvh = Bvh3::build(&boxes);
+        let mut rng = random::rng(6);
+        for i in 0..2000 {
+            let origin = random::point3(&mut rng, 15.0);
+            let mut dir = random::point3(&mut rng, 1.0);
+            if i % 10 == 0 {
+                dir.x = 0.0; // axis-parallel planes exercise the zero-direction path
+            }
+            let ray = Ray3::new(origin, dir);
+            let max_t = if i % 3 == 0 { 5.0 } else { f32::INFINITY };
+            let expected =
+                boxes.iter().filter_map(|b| b.ray_interval(&ray, max_t)).map(|(t, _)| t).reduce(f32::min);
+            let got = bvh.cast_ray(&ray, max_t, |range, limit| {
+                range
+                    .filter_map(|k| boxes[bvh.leaf_order()[k as usize] as usize].ray_interval(&ray, limit))
+                    .map(|(t, _)| t)
+                    .reduce(f32::min)
+            });
+            match (got, expected) {
+                (Some(a), Some(b)) => assert!((a - b).abs() <= 1e-4 * (1.0 + b.abs()), "{a} vs {b}"),
+                (a, b) => assert_eq!(a.is_some(), b.is_some(), "{a:?} vs {b:?} for {ray:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn refit_follows_moved_primitives() {
+        let mut boxes = random_boxes(500, 8);
+        let mut bvh = Bvh3::build(&boxes);
+        for b in &mut boxes {
+            *b = Aabb3::new(b.min * 1.5 + Vec3::X, b.max * 1.5 + Vec3::X);
+        }
+        let order = bvh.leaf_order().to_vec();
+        bvh.refit(|k| boxes[order[k as usize] as usize]);
+        check_structure(&bvh, &boxes);
+    }
+
+    #[test]
+    fn invalid_boxes_are_left_out() {
+        let boxes = [
+            Aabb3::new(Vec3::ZERO, Vec3::ONE),
+            Aabb3::new(Vec3::NAN, Vec3::ONE),
+            Aabb3::EMPTY,
+            Aabb3::new(Vec3::ZERO, Vec3::new(f32::INFINITY, 1.0, 1.0)),
+        ];
+        let bvh = Bvh3::build(&boxes);
+        assert_eq!(bvh.leaf_order(), &[0]);
+        assert_eq!(bvh.bounds(), boxes[0]);
+        assert!(Bvh3::build(&[]).is_empty());
+        assert_eq!(Bvh3::build(&[]).cast_ray(&Ray3::new(Vec3::ZERO, Vec3::X), 1.0, |_, _| Some(0.0)), None);
+    }
+}
