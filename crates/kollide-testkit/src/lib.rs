@@ -6,9 +6,11 @@
 
 pub mod random;
 pub mod reference_bounds;
+pub mod reference_mesh;
 pub mod reference_primitive;
 pub mod reference_ray;
 pub mod reference_tri_tri;
+pub mod shapes;
 
 use proptest::test_runner::{Config, RngAlgorithm, RngSeed};
 

@@ -35,6 +35,9 @@ enum Outcome {
 
 type CaseResult = Result<Outcome, TestCaseError>;
 
+/// A randomized case generator and checker, keyed by seed.
+type Case = fn(u64) -> CaseResult;
+
 fn log_uniform(rng: &mut TestRng, lo: f32, hi: f32) -> f32 {
     rng.random_range(lo.ln()..hi.ln()).exp()
 }
@@ -432,13 +435,13 @@ fn triangle_verdict(ray: &Ray3, max_t: f32, tri: &[Vec3; 3]) -> TriangleVerdict 
     let altitude = (b - a).cross(c - a).length() / longest;
     let dir_len = ray.dir.as_dvec3().length();
     // f32 rounding is about 1e-7 of the coordinates' magnitude; the margins allow 30 times that, the
-    // tolerances 3 times, divided by what converts a position error into each quantity.
+    // tolerances 10 times, divided by what converts a position error into each quantity.
     let margin_w = 3e-6 * scale / (cos * altitude);
     let margin_t = 3e-6 * scale / (cos * dir_len);
     let w_min = r.weights.iter().copied().fold(f64::INFINITY, f64::min);
     let max_t = f64::from(max_t);
     if w_min > margin_w && r.t > margin_t && r.t < max_t - margin_t {
-        TriangleVerdict::Hit { r, tol_t: 0.1 * margin_t, tol_w: 0.1 * margin_w }
+        TriangleVerdict::Hit { r, tol_t: margin_t / 3.0, tol_w: margin_w / 3.0 }
     } else if w_min < -margin_w || r.t < -margin_t || r.t > max_t + margin_t {
         TriangleVerdict::Miss
     } else {
@@ -996,45 +999,9 @@ proptest! {
 
 /// The randomized cases are informative: each kind yields both hits and misses often, and the
 /// skipped (near-boundary) cases are rare. Runs the same case functions as the properties.
-/// The randomized cases are informative: each kind yields both hits and misses often, and the
-/// skipped (near-boundary) cases are rare. Runs the same case functions as the properties.
-#[test]
-fn calibrate() {
-    let (mut none, mut cos_small, mut w_mid, mut t_mid, mut segs, mut inside_w, mut tcut) =
-        (0, 0, 0, 0, 0, 0, 0);
-    for seed in 0..4000u64 {
-        let mut rng = rng(seed);
-        let c = random_triangle_case(&mut rng);
-        if c.segment {
-            segs += 1;
-        }
-        let Some(r) = moller_trumbore(c.ray.origin, c.ray.dir, &c.tri) else {
-            none += 1;
-            continue;
-        };
-        if r.cos_angle.abs() < 1e-2 {
-            cos_small += 1;
-            continue;
-        }
-        let w_min = r.weights.iter().copied().fold(f64::INFINITY, f64::min);
-        if w_min > 0.0 {
-            inside_w += 1;
-            if !(r.t > 0.0 && r.t < c.max_t as f64) {
-                tcut += 1;
-            }
-        }
-        if let TriangleVerdict::Skip = triangle_verdict(&c.ray, c.max_t, &c.tri) {
-            if w_min.abs() < 0.05 { w_mid += 1 } else { t_mid += 1 }
-        }
-    }
-    eprintln!(
-        "none {none} cos {cos_small} wmid {w_mid} tmid {t_mid} segs {segs} inside {inside_w} tcut {tcut}"
-    );
-}
-
 #[test]
 fn case_mix_is_balanced() {
-    let kinds: [(&str, fn(u64) -> CaseResult); 13] = [
+    let kinds: [(&str, Case); 13] = [
         ("sphere", sphere_case),
         ("aabb", aabb_case),
         ("obb", obb_case),

@@ -315,60 +315,76 @@ impl Bvh3 {
         true
     }
 
-    /// Front-to-back traversal for the closest ray hit.
+    /// Best-first traversal: visits leaves in increasing order of a per-child key, skipping every
+    /// child whose key exceeds the current limit.
     ///
-    /// Visits leaves whose box the ray enters within `[0, max_t]`, nearer boxes first, skipping
-    /// any box entered beyond the current limit. `leaf(range, limit)` tests the leaf's primitives
-    /// and returns the parameter of the closest hit below `limit`, if any, which becomes the new
-    /// limit. Returns the final limit if anything was hit.
-    pub fn cast_ray(
+    /// `node_keys(node)` returns the keys of the four children (e.g. ray entry parameters or
+    /// squared distances) and the mask of children worth visiting at all under `limit`.
+    /// `leaf(range, limit)` tests a leaf and returns a new, smaller limit if it found something.
+    /// Returns the final limit if any leaf lowered it.
+    #[inline]
+    pub fn traverse_ordered(
         &self,
-        ray: &Ray3,
-        max_t: f32,
+        limit: f32,
+        mut node_keys: impl FnMut(&Node4, f32) -> (Vec4, u32),
         mut leaf: impl FnMut(Range<u32>, f32) -> Option<f32>,
     ) -> Option<f32> {
-        if self.nodes.is_empty() || !(max_t >= 0.0) {
+        if self.nodes.is_empty() || limit.is_nan() || limit < 0.0 {
             return None;
         }
-        let setup = RayBoxSetup::new(ray);
-        let mut limit = max_t.min(f32::MAX);
-        let mut hit = false;
+        let mut limit = limit;
+        let mut found = false;
         let mut stack = [(0u32, 0.0f32); STACK_SIZE];
-        let mut len = push_hit_children(&self.nodes[0], &setup, limit, &mut stack, 0);
+        let (keys, mask) = node_keys(&self.nodes[0], limit);
+        let mut len = push_sorted(&self.nodes[0], keys, mask, &mut stack, 0);
         while len > 0 {
             len -= 1;
-            let (code, enter) = stack[len];
-            if enter > limit {
+            let (code, key) = stack[len];
+            if key > limit {
                 continue;
             }
             match Child::decode(code) {
                 Child::Inner(index) => {
-                    len = push_hit_children(&self.nodes[index as usize], &setup, limit, &mut stack, len);
+                    let node = &self.nodes[index as usize];
+                    let (keys, mask) = node_keys(node, limit);
+                    len = push_sorted(node, keys, mask, &mut stack, len);
                 }
                 Child::Leaf { first, count } => {
                     if let Some(t) = leaf(first..first + count, limit) {
                         limit = t;
-                        hit = true;
+                        found = true;
                     }
                 }
                 Child::Empty => {}
             }
         }
-        hit.then_some(limit)
+        found.then_some(limit)
+    }
+
+    /// Front-to-back traversal for the closest ray hit: [`Bvh3::traverse_ordered`] keyed by the
+    /// parameter at which the ray enters each box, within `[0, max_t]`.
+    #[inline]
+    pub fn cast_ray(
+        &self,
+        ray: &Ray3,
+        max_t: f32,
+        leaf: impl FnMut(Range<u32>, f32) -> Option<f32>,
+    ) -> Option<f32> {
+        let setup = RayBoxSetup::new(ray);
+        self.traverse_ordered(max_t.min(f32::MAX), |node, limit| node.ray_entry(&setup, limit), leaf)
     }
 }
 
-/// Pushes the children of `node` that the ray enters within `limit` onto `stack[len..]`, far to
-/// near so that the nearest pops first; returns the new length.
+/// Pushes the children of `node` selected by `mask` onto `stack[len..]`, largest key first so that
+/// the smallest pops first; returns the new length.
 #[inline]
-fn push_hit_children(
+fn push_sorted(
     node: &Node4,
-    setup: &RayBoxSetup,
-    limit: f32,
+    keys: Vec4,
+    mut mask: u32,
     stack: &mut [(u32, f32); STACK_SIZE],
     len: usize,
 ) -> usize {
-    let (enters, mut mask) = node.ray_entry(setup, limit);
     let mut order = [(0u32, 0.0f32); 4];
     let mut n = 0;
     while mask != 0 {
@@ -377,7 +393,7 @@ fn push_hit_children(
         if node.child[lane] == 0 {
             continue;
         }
-        let item = (node.child[lane], enters[lane]);
+        let item = (node.child[lane], keys[lane]);
         let mut k = n;
         while k > 0 && order[k - 1].1 < item.1 {
             order[k] = order[k - 1];

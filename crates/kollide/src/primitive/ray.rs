@@ -28,7 +28,8 @@
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 use crate::bounds::{Aabb3, Obb3, Sphere};
-use crate::math::{Ray3, Vec3, Vec3A};
+use crate::math::{Mat3A, Ray3, Vec3, Vec3A};
+use glam::Vec3Swizzles;
 
 use super::Plane3;
 
@@ -351,27 +352,22 @@ fn is_hittable(tri: &[Vec3; 3]) -> bool {
             || orient([a.z, a.x], [b.z, b.x], [c.z, c.x]) != 0.0)
 }
 
-/// The dominant axis of a ray direction (the paper's `kz`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Axis {
-    X,
-    Y,
-    Z,
-}
-
-/// Per-ray precomputation for [`ray_triangle_with`]: the ray origin, its dominant axis and the
-/// shear that maps the ray direction to that axis (Woop, Benthin and Wald, "Watertight
-/// Ray/Triangle Intersection", JCGT 2(1), 2013, §3).
+/// Per-ray precomputation for [`ray_triangle_with`]: the ray origin and the shear that maps the ray
+/// into "ray space", where it runs along `+z` from the 2D origin (Woop, Benthin and Wald,
+/// "Watertight Ray/Triangle Intersection", JCGT 2(1), 2013, §3).
 ///
 /// Build it once per ray and test it against many triangles (a BVH leaf loop).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RayTriangleSetup {
-    origin: Vec3,
-    /// `(dir[kx] / dir[kz], dir[ky] / dir[kz], 1 / dir[kz])`; all NaN for an invalid ray, so that
-    /// every triangle test fails.
-    shear: Vec3,
-    kz: Axis,
-    /// Sign of `dir[kz]`; with the cyclic axis order it relates the sign of the projected area to
+    origin: Vec3A,
+    /// Rows of the ray-space map. With `kz` the axis of the largest `|dir|` component and
+    /// `(kx, ky, kz)` cyclic: `row_x = e_kx − (dir[kx]/dir[kz]) e_kz`, `row_y = e_ky −
+    /// (dir[ky]/dir[kz]) e_kz`, `row_z = e_kz / dir[kz]`. All NaN for an invalid ray, so that every
+    /// triangle test fails.
+    row_x: Vec3A,
+    row_y: Vec3A,
+    row_z: Vec3A,
+    /// Sign of `dir[kz]`: with the cyclic axis order it relates the sign of the projected area to
     /// the side hit.
     dz_positive: bool,
 }
@@ -380,19 +376,31 @@ impl RayTriangleSetup {
     /// Precomputes the ray-space transform of `ray`. An invalid ray (see the module docs) yields a
     /// setup with which every triangle test returns `None`.
     pub fn new(ray: &Ray3) -> Self {
-        let d = ray.dir;
+        let d = Vec3A::from(ray.dir);
         let ad = d.abs();
-        // kz = the largest |component|; kx, ky follow cyclically so (kx, ky, kz) is right-handed.
-        let (kz, dx, dy, dz) = if ad.x >= ad.y && ad.x >= ad.z {
-            (Axis::X, d.y, d.z, d.x)
-        } else if ad.y >= ad.z {
-            (Axis::Y, d.z, d.x, d.y)
-        } else {
-            (Axis::Z, d.x, d.y, d.z)
-        };
+        // One-hot kz, chosen without branches; e_kx and e_ky follow cyclically so that
+        // (kx, ky, kz) is right-handed.
+        let x_max = (ad.x >= ad.y) & (ad.x >= ad.z);
+        let y_max = !x_max & (ad.y >= ad.z);
+        let ez = Vec3A::new(
+            f32::from(u8::from(x_max)),
+            f32::from(u8::from(y_max)),
+            f32::from(u8::from(!x_max & !y_max)),
+        );
+        let ex = ez.zxy();
+        let ey = ex.zxy();
+        let dz = d.dot(ez);
+        let inv = 1.0 / dz;
+        let (sx, sy) = (d.dot(ex) * inv, d.dot(ey) * inv);
         let valid = checked_dir_len2(ray, 0.0).is_some();
-        let shear = if valid { Vec3::new(dx / dz, dy / dz, 1.0 / dz) } else { Vec3::NAN };
-        Self { origin: ray.origin, shear, kz, dz_positive: dz > 0.0 }
+        let rows = [ex - sx * ez, ey - sy * ez, inv * ez].map(|r| if valid { r } else { Vec3A::NAN });
+        Self {
+            origin: ray.origin.into(),
+            row_x: rows[0],
+            row_y: rows[1],
+            row_z: rows[2],
+            dz_positive: dz > 0.0,
+        }
     }
 }
 
@@ -422,75 +430,66 @@ pub fn ray_triangle(ray: &Ray3, max_t: f32, tri: &[Vec3; 3]) -> Option<TriangleH
 /// [`ray_triangle`] with the per-ray work done in advance.
 #[inline]
 pub fn ray_triangle_with(setup: &RayTriangleSetup, max_t: f32, tri: &[Vec3; 3]) -> Option<TriangleHit> {
-    match setup.kz {
-        Axis::X => watertight::<1, 2, 0>(setup, max_t, tri),
-        Axis::Y => watertight::<2, 0, 1>(setup, max_t, tri),
-        Axis::Z => watertight::<0, 1, 2>(setup, max_t, tri),
+    // Vertices relative to the origin, transposed so that each lane holds one vertex:
+    // vx = (a.x, b.x, c.x), and so on.
+    let m = Mat3A::from_cols(
+        Vec3A::from(tri[0]) - setup.origin,
+        Vec3A::from(tri[1]) - setup.origin,
+        Vec3A::from(tri[2]) - setup.origin,
+    )
+    .transpose();
+    let (vx, vy, vz) = (m.x_axis, m.y_axis, m.z_axis);
+    // Ray-space coordinates of the three vertices, one per lane. Every vertex goes through the same
+    // lane-wise operations in the same order, whichever triangle or lane it is in.
+    let shear = |r: Vec3A| vx * r.x + vy * r.y + vz * r.z;
+    let (x, y, z) = (shear(setup.row_x), shear(setup.row_y), shear(setup.row_z));
+    // Edge functions e(P, Q) = Q.x·P.y − Q.y·P.x of edges bc, ca, ab at the 2D origin, lane i for
+    // the edge opposite vertex i: the scaled barycentric weights of a, b and c. f32 rounding is
+    // monotone, so a nonzero value has the exact sign; only an exact zero is ambiguous.
+    let (px, py, qx, qy) = (x.yzx(), y.yzx(), x.zxy(), y.zxy());
+    let mut e = qx * py - qy * px;
+    if e.cmpeq(Vec3A::ZERO).any() {
+        e = exact_edge_functions(x, y);
     }
-}
-
-/// The watertight test with the axis permutation `(X, Y, Z) = (kx, ky, kz)` fixed at compile time.
-#[inline(always)]
-fn watertight<const X: usize, const Y: usize, const Z: usize>(
-    setup: &RayTriangleSetup,
-    max_t: f32,
-    tri: &[Vec3; 3],
-) -> Option<TriangleHit> {
-    let [sx, sy, sz] = setup.shear.to_array();
-    let a = (tri[0] - setup.origin).to_array();
-    let b = (tri[1] - setup.origin).to_array();
-    let c = (tri[2] - setup.origin).to_array();
-    // Shear the vertices so the ray becomes the z axis through the 2D origin.
-    let (ax, ay) = (a[X] - sx * a[Z], a[Y] - sy * a[Z]);
-    let (bx, by) = (b[X] - sx * b[Z], b[Y] - sy * b[Z]);
-    let (cx, cy) = (c[X] - sx * c[Z], c[Y] - sy * c[Z]);
-    // Edge functions e(P, Q) = Q.x·P.y − Q.y·P.x of edges bc, ca, ab at the 2D origin: the scaled
-    // barycentric weights of a, b and c. f32 rounding is monotone, so a nonzero f32 value has the
-    // exact sign; only an exact zero is ambiguous.
-    let mut e0 = cx * by - cy * bx;
-    let mut e1 = ax * cy - ay * cx;
-    let mut e2 = bx * ay - by * ax;
-    if e0 == 0.0 || e1 == 0.0 || e2 == 0.0 {
-        let w = |px: f32, py: f32, qx: f32, qy: f32| {
-            (f64::from(qx) * f64::from(py) - f64::from(qy) * f64::from(px)) as f32
-        };
-        e0 = w(bx, by, cx, cy);
-        e1 = w(cx, cy, ax, ay);
-        e2 = w(ax, ay, bx, by);
-    }
-    // Two-sided: all weights of one sign (zeros allowed). Written so that NaN rejects.
-    let all_nonneg = (e0 >= 0.0) & (e1 >= 0.0) & (e2 >= 0.0);
-    let all_nonpos = (e0 <= 0.0) & (e1 <= 0.0) & (e2 <= 0.0);
-    if !(all_nonneg | all_nonpos) {
+    // Two-sided: all weights of one sign (zeros allowed). NaN fails both comparisons.
+    if !(e.cmpge(Vec3A::ZERO).all() | e.cmple(Vec3A::ZERO).all()) {
         return None;
     }
-    let det = e0 + e1 + e2;
+    let det = e.element_sum();
     if det == 0.0 {
         return None;
     }
-    // Scaled hit distance: t = (e0·az + e1·bz + e2·cz) / det with z in ray space.
-    let t_scaled = e0 * (sz * a[Z]) + e1 * (sz * b[Z]) + e2 * (sz * c[Z]);
-    // Compare against [0, max_t·|det|] without dividing: flip t_scaled by the sign of det.
+    // Scaled hit distance t·det = e · z (z in ray space); compare against [0, max_t·|det|] without
+    // dividing, after flipping it by the sign of det.
+    let t_scaled = e.dot(z);
     let sign = det.to_bits() & 0x8000_0000;
     let t_pos = f32::from_bits(t_scaled.to_bits() ^ sign);
-    let det_abs = det.abs();
-    if !(t_pos >= 0.0 && t_pos <= max_t * det_abs) {
+    if !(t_pos >= 0.0 && t_pos <= max_t * det.abs()) {
         return None;
     }
-    // Hit path only: `+ 0.0` turns −0 into +0, `min` absorbs the rounding of the division, and a
-    // t that overflowed (huge coordinates) or a degenerate triangle is rejected.
-    let t = (t_pos / det_abs + 0.0).min(max_t);
+    // Hit path only: `+ 0.0` turns −0 into +0, `min` absorbs the rounding, and a t that overflowed
+    // (huge coordinates) or a degenerate triangle is rejected.
+    let inv = det.recip();
+    let t = (t_scaled * inv + 0.0).min(max_t);
     if !(t < f32::INFINITY) || !is_hittable(tri) {
         return None;
     }
-    let inv = det.recip();
     Some(TriangleHit {
         t,
-        u: e1 * inv,
-        v: e2 * inv,
+        u: e.y * inv,
+        v: e.z * inv,
         // The projected area relates to the 3D normal n by det = −(n · dir) / dir[kz].
         front: (det > 0.0) == setup.dz_positive,
     })
+}
+
+/// The edge functions of [`ray_triangle_with`] in `f64`, where products of two `f32` are exact, so
+/// each sign is exact for the given ray-space coordinates (the rare path when one `f32` value is 0).
+#[cold]
+fn exact_edge_functions(x: Vec3A, y: Vec3A) -> Vec3A {
+    let (x, y) = (x.to_array().map(f64::from), y.to_array().map(f64::from));
+    let e = |p: usize, q: usize| (x[q] * y[p] - y[q] * x[p]) as f32;
+    Vec3A::new(e(1, 2), e(2, 0), e(0, 1))
 }
 
 /// Intersects the segment `p → q` with a triangle: [`ray_triangle`] on the ray `(p, q − p)` with

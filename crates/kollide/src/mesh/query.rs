@@ -1,0 +1,346 @@
+//! Queries on a [`TriMesh`] in its own (local) space: rays, segments and polylines, spheres,
+//! boxes, points. Placed instances ([`super::MeshInstance`]) map their queries into this space.
+
+use super::trimesh::TriMesh;
+use crate::bounds::{Aabb3, Obb3, Sphere};
+use crate::math::Ray3;
+use crate::primitive::{
+    RayTriangleSetup, TriangleFeature, closest_point_triangle, ray_triangle_with, test_sphere_triangle,
+    test_triangle_aabb,
+};
+use glam::{Vec3, Vec4};
+
+/// A ray hit on a mesh.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MeshRayHit {
+    /// Ray parameter of the hit, in `[0, max_t]`.
+    pub t: f32,
+    /// The hit point, `origin + t * dir`, interpolated on the triangle.
+    pub point: Vec3,
+    /// Unit geometric normal of the hit triangle, facing against the ray.
+    pub normal: Vec3,
+    /// The id of the hit triangle (index into [`TriMesh::triangles`]).
+    pub triangle: u32,
+    /// Barycentric weights of the triangle's corners at the hit point.
+    pub bary: Vec3,
+}
+
+/// The first hit along a polyline: which segment and where.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PolylineHit {
+    /// Segment `i` runs from `points[i]` to `points[i + 1]`.
+    pub segment: usize,
+    /// The hit, with `t ∈ [0, 1]` along that segment.
+    pub hit: MeshRayHit,
+}
+
+/// The closest point of a mesh to a query point.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MeshPointProjection {
+    pub point: Vec3,
+    pub distance: f32,
+    /// The triangle the closest point lies on.
+    pub triangle: u32,
+    /// Which feature of that triangle it lies on.
+    pub feature: TriangleFeature,
+}
+
+/// The deepest contact between a mesh (A) and a sphere (B).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MeshSphereContact {
+    /// The point of the mesh surface closest to the sphere's center.
+    pub point: Vec3,
+    /// Unit normal from the mesh to the sphere: moving the sphere along it separates them.
+    pub normal: Vec3,
+    /// Penetration depth, `>= 0`: how far the sphere must move along `normal` to only touch.
+    pub depth: f32,
+    pub triangle: u32,
+}
+
+impl TriMesh {
+    /// The closest hit of the ray within `[0, max_t]`, or `None`. Triangles are two-sided and the
+    /// test is watertight (see [`crate::primitive::ray_triangle`]).
+    pub fn cast_ray(&self, ray: &Ray3, max_t: f32) -> Option<MeshRayHit> {
+        let setup = RayTriangleSetup::new(ray);
+        let mut best = None;
+        self.bvh().cast_ray(ray, max_t, |range, limit| {
+            let mut limit = limit;
+            let mut found = None;
+            for k in range {
+                if let Some(hit) = ray_triangle_with(&setup, limit, self.slot_corners(k)) {
+                    limit = hit.t;
+                    found = Some(limit);
+                    best = Some((k, hit));
+                }
+            }
+            found
+        })?;
+        let (k, hit) = best?;
+        Some(self.ray_hit(ray, k, hit))
+    }
+
+    /// True if the ray hits any triangle within `[0, max_t]`; stops at the first hit found.
+    pub fn intersects_ray(&self, ray: &Ray3, max_t: f32) -> bool {
+        let setup = RayTriangleSetup::new(ray);
+        let boxes = crate::bvh::RayBoxSetup::new(ray);
+        let max_t = max_t.min(f32::MAX);
+        !self.bvh().traverse(
+            |node| node.ray_entry(&boxes, max_t).1,
+            |mut range| !range.any(|k| ray_triangle_with(&setup, max_t, self.slot_corners(k)).is_some()),
+        )
+    }
+
+    /// Every hit within `[0, max_t]`, appended to `hits` in increasing `t`. A ray through a shared
+    /// edge or vertex may report each triangle around it.
+    pub fn cast_ray_all(&self, ray: &Ray3, max_t: f32, hits: &mut Vec<MeshRayHit>) {
+        let setup = RayTriangleSetup::new(ray);
+        let boxes = crate::bvh::RayBoxSetup::new(ray);
+        let max_t = max_t.min(f32::MAX);
+        let start = hits.len();
+        self.bvh().traverse(
+            |node| node.ray_entry(&boxes, max_t).1,
+            |range| {
+                for k in range {
+                    if let Some(hit) = ray_triangle_with(&setup, max_t, self.slot_corners(k)) {
+                        hits.push(self.ray_hit(ray, k, hit));
+                    }
+                }
+                true
+            },
+        );
+        hits[start..].sort_by(|a, b| a.t.total_cmp(&b.t).then(a.triangle.cmp(&b.triangle)));
+    }
+
+    /// The closest hit of the segment `a → b` (`t ∈ [0, 1]`).
+    pub fn cast_segment(&self, a: Vec3, b: Vec3) -> Option<MeshRayHit> {
+        self.cast_ray(&Ray3::from_segment(a, b), 1.0)
+    }
+
+    /// The first hit along the polyline `points[0] → points[1] → …` (seed 000's bendy beam): the
+    /// segments are tested in order and the first one that hits returns its closest hit.
+    pub fn cast_polyline(&self, points: &[Vec3]) -> Option<PolylineHit> {
+        points
+            .windows(2)
+            .enumerate()
+            .find_map(|(segment, w)| self.cast_segment(w[0], w[1]).map(|hit| PolylineHit { segment, hit }))
+    }
+
+    /// True if the solid ball touches some triangle. Solid meshes still answer by their surface
+    /// here: a ball entirely inside a closed mesh does not touch it (use
+    /// [`TriMesh::sphere_contact`] for solid semantics).
+    pub fn intersects_sphere(&self, sphere: &Sphere) -> bool {
+        let r2 = sphere.radius * sphere.radius;
+        !self.bvh().traverse(
+            |node| sphere_mask(node, sphere.center, r2),
+            |mut range| !range.any(|k| test_sphere_triangle(sphere, self.slot_corners(k))),
+        )
+    }
+
+    /// Appends the ids of every triangle the ball touches to `out` (in no particular order).
+    pub fn sphere_triangles(&self, sphere: &Sphere, out: &mut Vec<u32>) {
+        let r2 = sphere.radius * sphere.radius;
+        self.bvh().traverse(
+            |node| sphere_mask(node, sphere.center, r2),
+            |range| {
+                out.extend(
+                    range
+                        .filter(|&k| test_sphere_triangle(sphere, self.slot_corners(k)))
+                        .map(|k| self.slot_id(k)),
+                );
+                true
+            },
+        );
+    }
+
+    /// The deepest contact of the ball with the mesh, or `None` if they do not touch.
+    ///
+    /// For a solid mesh the ball also collides when its center is inside (even far from the
+    /// surface): the depth is then `radius + distance to the surface` and the normal points out of
+    /// the mesh. For a surface mesh the depth is `radius - distance to the closest triangle` and
+    /// the normal points from that triangle to the center. When the center lies exactly on the
+    /// surface the normal is the surface's pseudo-normal there (solid) or the triangle normal.
+    pub fn sphere_contact(&self, sphere: &Sphere) -> Option<MeshSphereContact> {
+        if !(sphere.radius >= 0.0) || !sphere.center.is_finite() {
+            return None;
+        }
+        let c = sphere.center;
+        let limit = if self.is_solid() { f32::INFINITY } else { sphere.radius };
+        let (proj, k) = self.closest_in_slots(c, limit)?;
+        let inside = self.is_solid() && self.is_inside_by(c, &proj, k);
+        let away = c - proj.point;
+        let surface_normal = || {
+            let n = self.pseudo_normal(k, proj.feature);
+            if n == Vec3::ZERO { face_normal(self.slot_corners(k)) } else { n }
+        };
+        let (normal, depth) = if inside {
+            ((-away).try_normalize().unwrap_or_else(surface_normal), sphere.radius + proj.distance)
+        } else if proj.distance <= sphere.radius {
+            (away.try_normalize().unwrap_or_else(surface_normal), sphere.radius - proj.distance)
+        } else {
+            return None;
+        };
+        Some(MeshSphereContact { point: proj.point, normal, depth, triangle: proj.triangle })
+    }
+
+    /// Appends the ids of every triangle that touches the closed box.
+    pub fn aabb_triangles(&self, aabb: &Aabb3, out: &mut Vec<u32>) {
+        if !aabb.is_valid() {
+            return;
+        }
+        self.bvh().traverse(
+            |node| node.overlap_mask(aabb.min, aabb.max),
+            |range| {
+                out.extend(
+                    range
+                        .filter(|&k| test_triangle_aabb(self.slot_corners(k), aabb))
+                        .map(|k| self.slot_id(k)),
+                );
+                true
+            },
+        );
+    }
+
+    /// Appends the ids of every triangle that touches the oriented box.
+    pub fn obb_triangles(&self, obb: &Obb3, out: &mut Vec<u32>) {
+        let cull = obb.aabb();
+        if !cull.is_valid() || !obb.half_extents.cmpge(Vec3::ZERO).all() {
+            return;
+        }
+        // Exact leaf test in the box's frame, where it is the AABB [-h, h].
+        let local_box = Aabb3::new(-obb.half_extents, obb.half_extents);
+        let to_local = obb.axes.transpose();
+        self.bvh().traverse(
+            |node| node.overlap_mask(cull.min, cull.max),
+            |range| {
+                out.extend(
+                    range
+                        .filter(|&k| {
+                            let local = self.slot_corners(k).map(|p| to_local * (p - obb.center));
+                            test_triangle_aabb(&local, &local_box)
+                        })
+                        .map(|k| self.slot_id(k)),
+                );
+                true
+            },
+        );
+    }
+
+    /// The closest point of the mesh to `p` within `max_distance`, or `None` if no triangle is
+    /// that close (or `p` is not finite).
+    pub fn closest_point(&self, p: Vec3, max_distance: f32) -> Option<MeshPointProjection> {
+        self.closest_in_slots(p, max_distance).map(|(proj, _)| proj)
+    }
+
+    /// For a solid mesh, whether `p` lies inside or on the surface; `None` for surface meshes or
+    /// a non-finite `p`.
+    ///
+    /// Decided by the angle-weighted pseudo-normal at the closest surface point, which is correct
+    /// for points arbitrarily close to edges and vertices (up to the rounding of the closest-point
+    /// computation, far below 1e-6 of the mesh size).
+    pub fn contains_point(&self, p: Vec3) -> Option<bool> {
+        if !self.is_solid() {
+            return None;
+        }
+        let (proj, k) = self.closest_in_slots(p, f32::INFINITY)?;
+        Some(self.is_inside_by(p, &proj, k))
+    }
+
+    /// For a solid mesh, the signed distance from `p` to the surface: negative inside, positive
+    /// outside; `None` for surface meshes or a non-finite `p`.
+    pub fn signed_distance(&self, p: Vec3) -> Option<f32> {
+        if !self.is_solid() {
+            return None;
+        }
+        let (proj, k) = self.closest_in_slots(p, f32::INFINITY)?;
+        Some(if self.is_inside_by(p, &proj, k) { -proj.distance } else { proj.distance })
+    }
+
+    fn ray_hit(&self, ray: &Ray3, k: u32, hit: crate::primitive::TriangleHit) -> MeshRayHit {
+        let corners = self.slot_corners(k);
+        let bary = Vec3::new(1.0 - hit.u - hit.v, hit.u, hit.v);
+        MeshRayHit {
+            t: hit.t,
+            point: ray.at(hit.t),
+            normal: hit.normal(corners),
+            triangle: self.slot_id(k),
+            bary,
+        }
+    }
+
+    /// Best-first closest point search; also returns the leaf slot of the winning triangle.
+    fn closest_in_slots(&self, p: Vec3, max_distance: f32) -> Option<(MeshPointProjection, u32)> {
+        if !p.is_finite() || !(max_distance >= 0.0) {
+            return None;
+        }
+        let limit = if max_distance.is_finite() { max_distance * max_distance } else { f32::INFINITY };
+        let mut best = None;
+        self.bvh().traverse_ordered(
+            limit.min(f32::MAX),
+            |node, limit| {
+                let d2 = node.distance_squared(p);
+                (d2, d2.cmple(Vec4::splat(limit)).bitmask())
+            },
+            |range, limit| {
+                let mut limit = limit;
+                let mut found = None;
+                for k in range {
+                    let c = closest_point_triangle(p, self.slot_corners(k));
+                    let d2 = (c.point - p).length_squared();
+                    if d2 <= limit && best.is_none_or(|(_, _, d): (_, _, f32)| d2 < d) {
+                        limit = d2;
+                        found = Some(d2);
+                        best = Some((k, c, d2));
+                    }
+                }
+                found
+            },
+        );
+        let (k, c, d2) = best?;
+        let proj = MeshPointProjection {
+            point: c.point,
+            distance: d2.sqrt(),
+            triangle: self.slot_id(k),
+            feature: c.feature,
+        };
+        Some((proj, k))
+    }
+
+    /// Inside test at a closest point: the sign of `(p - q) · n` with the pseudo-normal of the
+    /// feature `q` lies on. Points on the surface count as inside.
+    fn is_inside_by(&self, p: Vec3, proj: &MeshPointProjection, k: u32) -> bool {
+        let n = self.pseudo_normal(k, proj.feature);
+        (p - proj.point).dot(n) <= 0.0
+    }
+
+    /// The outward angle-weighted pseudo-normal (not normalized) of a feature of the triangle in
+    /// slot `k`; zero for surface meshes.
+    fn pseudo_normal(&self, k: u32, feature: TriangleFeature) -> Vec3 {
+        let Some(solid) = self.solid() else { return Vec3::ZERO };
+        let n = match feature {
+            TriangleFeature::Face => face_normal(self.slot_corners(k)),
+            TriangleFeature::Edge(i) => {
+                let across = solid.neighbors[k as usize][i as usize];
+                let other =
+                    if across == u32::MAX { Vec3::ZERO } else { face_normal(self.slot_corners(across)) };
+                face_normal(self.slot_corners(k)) + other
+            }
+            TriangleFeature::Vertex(i) => {
+                let id = self.slot_id(k);
+                solid.vertex_normals[self.triangles()[id as usize][i as usize] as usize]
+            }
+        };
+        n * solid.orientation
+    }
+}
+
+/// Children whose box is within `sqrt(r2)` of `center`.
+#[inline]
+fn sphere_mask(node: &crate::bvh::Node4, center: Vec3, r2: f32) -> u32 {
+    node.distance_squared(center).cmple(Vec4::splat(r2)).bitmask()
+}
+
+/// Unit normal `(b - a) × (c - a)`, zero for a degenerate triangle.
+#[inline]
+fn face_normal(t: &[Vec3; 3]) -> Vec3 {
+    (t[1] - t[0]).cross(t[2] - t[0]).normalize_or_zero()
+}

@@ -1,0 +1,293 @@
+//! `TriMesh`: an indexed triangle mesh with its BVH, validated once at construction.
+
+use super::topology::{TopologyReport, topology};
+use crate::bounds::Aabb3;
+use crate::bvh::{Bvh3, MAX_PRIMITIVES};
+use glam::Vec3;
+use std::fmt;
+
+/// Why a mesh could not be built.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MeshError {
+    /// The mesh has no triangles.
+    NoTriangles,
+    /// `triangles[triangle][corner]` is `index`, but there are only `vertex_count` vertices.
+    IndexOutOfRange { triangle: usize, corner: usize, index: u32, vertex_count: usize },
+    /// Vertex `index` has a NaN or infinite coordinate.
+    NonFiniteVertex { index: usize, position: Vec3 },
+    /// More triangles than a BVH can index ([`MAX_PRIMITIVES`]).
+    TooManyTriangles { count: usize },
+    /// A vertex update did not keep the vertex count.
+    VertexCountChanged { expected: usize, got: usize },
+}
+
+impl fmt::Display for MeshError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MeshError::NoTriangles => write!(f, "the mesh has no triangles"),
+            MeshError::IndexOutOfRange { triangle, corner, index, vertex_count } => write!(
+                f,
+                "triangle {triangle} corner {corner} refers to vertex {index}, but the mesh has {vertex_count} vertices"
+            ),
+            MeshError::NonFiniteVertex { index, position } => {
+                write!(f, "vertex {index} has a non-finite coordinate: {position}")
+            }
+            MeshError::TooManyTriangles { count } => {
+                write!(f, "{count} triangles exceed the limit of {MAX_PRIMITIVES}")
+            }
+            MeshError::VertexCountChanged { expected, got } => {
+                write!(f, "expected {expected} vertices, got {got}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for MeshError {}
+
+/// A triangle mesh: vertices, triangles as vertex-index triples, and a [`Bvh3`] over them.
+///
+/// The mesh is built once and shared (`Arc<TriMesh>`) by any number of placed instances.
+/// Construction validates the input: every index in range, every vertex finite. Degenerate
+/// triangles (repeated indices, zero area) are kept; no query ever reports them spuriously.
+///
+/// Triangle ids in query results are indices into [`TriMesh::triangles`], the order given at
+/// construction. Internally the corners are also stored in BVH leaf order, so a leaf's triangles
+/// are read as one contiguous run.
+///
+/// A mesh is *solid* when it is closed (every edge shared by exactly two triangles, all
+/// consistently oriented): inside/outside and signed distance are defined only then. Other meshes
+/// are surfaces: queries see only their triangles.
+#[derive(Clone, Debug)]
+pub struct TriMesh {
+    vertices: Vec<Vec3>,
+    triangles: Vec<[u32; 3]>,
+    bvh: Bvh3,
+    /// Triangle corners in leaf order: slot `k` holds triangle `bvh.leaf_order()[k]`.
+    corners: Vec<[Vec3; 3]>,
+    topology: TopologyReport,
+    solid: Option<Solid>,
+}
+
+/// What closed meshes store for inside/outside tests: angle-weighted pseudo-normals
+/// (Bærentzen and Aanæs, "Signed distance computation using the angle weighted pseudonormal",
+/// IEEE TVCG 2005). The sign of `(p - q) · n` with `q` the closest point and `n` the pseudo-normal
+/// of the feature `q` lies on is the exact inside/outside answer, including near edges and
+/// vertices.
+#[derive(Clone, Debug)]
+pub(crate) struct Solid {
+    /// Per leaf slot, per edge `i` (corner `i` to `i + 1`): the leaf slot of the triangle across it.
+    pub neighbors: Vec<[u32; 3]>,
+    /// Per vertex: the angle-weighted sum of incident unit face normals (not normalized).
+    pub vertex_normals: Vec<Vec3>,
+    /// `1.0` if the triangles wind outward (positive signed volume), `-1.0` if inward.
+    pub orientation: f32,
+}
+
+/// Heap memory of a [`TriMesh`], by part.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoryReport {
+    pub vertices: usize,
+    pub triangles: usize,
+    pub bvh: usize,
+    /// Leaf-ordered triangle corners (what queries read).
+    pub corners: usize,
+    /// Pseudo-normals and adjacency of solid meshes.
+    pub solid: usize,
+    pub triangle_count: usize,
+}
+
+impl MemoryReport {
+    pub fn total(&self) -> usize {
+        self.vertices + self.triangles + self.bvh + self.corners + self.solid
+    }
+
+    pub fn bytes_per_triangle(&self) -> f64 {
+        self.total() as f64 / self.triangle_count.max(1) as f64
+    }
+}
+
+impl TriMesh {
+    /// Validates the input and builds the BVH. See [`MeshError`] for what is refused.
+    pub fn new(vertices: Vec<Vec3>, triangles: Vec<[u32; 3]>) -> Result<TriMesh, MeshError> {
+        validate(&vertices, &triangles)?;
+        let boxes: Vec<Aabb3> = triangles.iter().map(|t| triangle_box(&vertices, t)).collect();
+        let bvh = Bvh3::build(&boxes);
+        let corners =
+            bvh.leaf_order().iter().map(|&id| corners_of(&vertices, &triangles[id as usize])).collect();
+        let topology = topology(&triangles, vertices.len());
+        let mut mesh = TriMesh { vertices, triangles, bvh, corners, topology, solid: None };
+        if mesh.topology.closed && mesh.topology.inconsistent_orientation_edges == 0 {
+            mesh.solid = Some(mesh.build_solid());
+        }
+        Ok(mesh)
+    }
+
+    /// Builds a mesh from loaded file data.
+    #[cfg(feature = "io")]
+    pub fn from_data(data: super::io::MeshData) -> Result<TriMesh, MeshError> {
+        TriMesh::new(data.vertices, data.triangles)
+    }
+
+    pub fn vertices(&self) -> &[Vec3] {
+        &self.vertices
+    }
+
+    pub fn triangles(&self) -> &[[u32; 3]] {
+        &self.triangles
+    }
+
+    /// The corners of triangle `id`, or `None` if there is no such triangle.
+    pub fn triangle(&self, id: u32) -> Option<[Vec3; 3]> {
+        self.triangles.get(id as usize).map(|t| corners_of(&self.vertices, t))
+    }
+
+    pub fn triangle_count(&self) -> usize {
+        self.triangles.len()
+    }
+
+    pub fn bvh(&self) -> &Bvh3 {
+        &self.bvh
+    }
+
+    /// The box around all vertices used by triangles.
+    pub fn bounds(&self) -> Aabb3 {
+        self.bvh.bounds()
+    }
+
+    pub fn topology(&self) -> &TopologyReport {
+        &self.topology
+    }
+
+    /// True if the mesh is closed and consistently oriented, so that it bounds a volume and
+    /// inside/outside queries are defined.
+    pub fn is_solid(&self) -> bool {
+        self.solid.is_some()
+    }
+
+    pub fn memory(&self) -> MemoryReport {
+        let solid = self.solid.as_ref().map_or(0, |s| {
+            s.neighbors.capacity() * size_of::<[u32; 3]>() + s.vertex_normals.capacity() * size_of::<Vec3>()
+        });
+        MemoryReport {
+            vertices: self.vertices.capacity() * size_of::<Vec3>(),
+            triangles: self.triangles.capacity() * size_of::<[u32; 3]>(),
+            bvh: self.bvh.memory_bytes(),
+            corners: self.corners.capacity() * size_of::<[Vec3; 3]>(),
+            solid,
+            triangle_count: self.triangles.len(),
+        }
+    }
+
+    /// Moves the vertices (same count, same triangles) and refits the BVH. The tree shape is kept,
+    /// so queries stay exact but slow down if the mesh deforms a lot; build a new mesh then.
+    pub fn set_vertices(&mut self, vertices: Vec<Vec3>) -> Result<(), MeshError> {
+        if vertices.len() != self.vertices.len() {
+            return Err(MeshError::VertexCountChanged { expected: self.vertices.len(), got: vertices.len() });
+        }
+        validate(&vertices, &self.triangles)?;
+        self.vertices = vertices;
+        for (slot, &id) in self.corners.iter_mut().zip(self.bvh.leaf_order()) {
+            *slot = corners_of(&self.vertices, &self.triangles[id as usize]);
+        }
+        let corners = &self.corners;
+        self.bvh.refit(|k| triangle_box_of(&corners[k as usize]));
+        if self.solid.is_some() {
+            self.solid = Some(self.build_solid());
+        }
+        Ok(())
+    }
+
+    /// Corners of the triangle in leaf slot `k`.
+    #[inline]
+    pub(crate) fn slot_corners(&self, k: u32) -> &[Vec3; 3] {
+        &self.corners[k as usize]
+    }
+
+    /// The original triangle id of leaf slot `k`.
+    #[inline]
+    pub(crate) fn slot_id(&self, k: u32) -> u32 {
+        self.bvh.leaf_order()[k as usize]
+    }
+
+    pub(crate) fn solid(&self) -> Option<&Solid> {
+        self.solid.as_ref()
+    }
+
+    fn build_solid(&self) -> Solid {
+        let slot_count = self.corners.len();
+        // Edge adjacency by sorting directed edges: in a closed, consistently oriented mesh the
+        // edge (a, b) of one triangle is (b, a) of exactly one other.
+        let mut edges: Vec<(u64, u32)> = Vec::with_capacity(3 * slot_count);
+        for (k, &id) in self.bvh.leaf_order().iter().enumerate() {
+            let t = self.triangles[id as usize];
+            if t[0] == t[1] || t[1] == t[2] || t[2] == t[0] {
+                continue; // a repeated index: no edges of its own (as in the topology report)
+            }
+            for i in 0..3 {
+                let (a, b) = (t[i], t[(i + 1) % 3]);
+                edges.push(((u64::from(a.min(b)) << 32) | u64::from(a.max(b)), (k as u32) * 3 + i as u32));
+            }
+        }
+        edges.sort_unstable();
+        let mut neighbors = vec![[u32::MAX; 3]; slot_count];
+        for run in edges.chunk_by(|x, y| x.0 == y.0) {
+            if let [(_, x), (_, y)] = *run {
+                neighbors[(x / 3) as usize][(x % 3) as usize] = y / 3;
+                neighbors[(y / 3) as usize][(y % 3) as usize] = x / 3;
+            }
+        }
+        let mut vertex_normals = vec![Vec3::ZERO; self.vertices.len()];
+        let mut signed_volume = 0.0f64;
+        for t in &self.triangles {
+            let [a, b, c] = corners_of(&self.vertices, t);
+            signed_volume += f64::from(a.dot(b.cross(c)));
+            let n = (b - a).cross(c - a).normalize_or_zero();
+            for i in 0..3 {
+                let p = [a, b, c];
+                let (u, v) = (p[(i + 1) % 3] - p[i], p[(i + 2) % 3] - p[i]);
+                vertex_normals[t[i] as usize] += n * u.angle_between(v);
+            }
+        }
+        let orientation = if signed_volume < 0.0 { -1.0 } else { 1.0 };
+        Solid { neighbors, vertex_normals, orientation }
+    }
+}
+
+fn validate(vertices: &[Vec3], triangles: &[[u32; 3]]) -> Result<(), MeshError> {
+    if triangles.is_empty() {
+        return Err(MeshError::NoTriangles);
+    }
+    if triangles.len() > MAX_PRIMITIVES {
+        return Err(MeshError::TooManyTriangles { count: triangles.len() });
+    }
+    if let Some((index, &position)) = vertices.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+        return Err(MeshError::NonFiniteVertex { index, position });
+    }
+    for (triangle, t) in triangles.iter().enumerate() {
+        for (corner, &index) in t.iter().enumerate() {
+            if index as usize >= vertices.len() {
+                return Err(MeshError::IndexOutOfRange {
+                    triangle,
+                    corner,
+                    index,
+                    vertex_count: vertices.len(),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+#[inline]
+fn corners_of(vertices: &[Vec3], t: &[u32; 3]) -> [Vec3; 3] {
+    [vertices[t[0] as usize], vertices[t[1] as usize], vertices[t[2] as usize]]
+}
+
+fn triangle_box(vertices: &[Vec3], t: &[u32; 3]) -> Aabb3 {
+    triangle_box_of(&corners_of(vertices, t))
+}
+
+#[inline]
+pub(crate) fn triangle_box_of(c: &[Vec3; 3]) -> Aabb3 {
+    Aabb3::new(c[0].min(c[1]).min(c[2]), c[0].max(c[1]).max(c[2]))
+}

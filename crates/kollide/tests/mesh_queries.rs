@@ -1,0 +1,253 @@
+//! Every BVH-accelerated mesh query against its brute-force twin (a scan of all triangles), on
+//! procedural asteroids and tori and on vendored real meshes, 10,000 random queries each.
+
+use kollide::bounds::{Aabb3, Obb3, Sphere};
+use kollide::math::{Mat3, Ray3, Vec3};
+use kollide::mesh::TriMesh;
+use kollide::mesh::io::{MeshData, load};
+use kollide_testkit::random::{self, TestRng};
+use kollide_testkit::reference_mesh as brute;
+use kollide_testkit::shapes;
+use rand::Rng;
+use std::path::Path;
+
+const QUERIES: usize = 10_000;
+
+fn asset(name: &str) -> MeshData {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets").join(name);
+    load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The meshes every query is checked on: (name, data, expected closed).
+fn meshes() -> Vec<(&'static str, MeshData, bool)> {
+    vec![
+        ("asteroid5k", shapes::asteroid(11, 5_000), true),
+        ("torus", shapes::torus(1.0, 0.35, 60, 40), true),
+        ("bunny3674", asset("bunny_npm_3674.obj"), true),
+        ("elephant", asset("cgal_elephant.off"), true),
+        ("teapot (open)", asset("teapot_npm_992.obj"), false),
+    ]
+}
+
+/// A ray from a sphere around the mesh toward a random point in its box, so most rays hit.
+fn random_ray(rng: &mut TestRng, bounds: &Aabb3) -> (Ray3, f32) {
+    let c = bounds.center();
+    let r = bounds.size().length();
+    let origin = c + random::unit3(rng) * r;
+    let target = bounds.min + random::point3(rng, 0.5).mul_add(Vec3::ONE, Vec3::splat(0.5)) * bounds.size();
+    let max_t = if rng.random_bool(0.2) { rng.random_range(0.5..1.2) } else { f32::INFINITY };
+    (Ray3::new(origin, target - origin), max_t)
+}
+
+fn random_point_near(rng: &mut TestRng, bounds: &Aabb3) -> Vec3 {
+    let grown = bounds.expanded(0.1 * bounds.size().max_element());
+    grown.min + (random::point3(rng, 0.5) + Vec3::splat(0.5)) * grown.size()
+}
+
+fn random_sphere(rng: &mut TestRng, bounds: &Aabb3) -> Sphere {
+    let scale = bounds.size().max_element();
+    Sphere::new(random_point_near(rng, bounds), rng.random_range(0.0..0.08) * scale)
+}
+
+#[test]
+fn ray_queries_equal_brute_force() {
+    for (name, data, _) in meshes() {
+        let tris = brute::corners(&data.vertices, &data.triangles);
+        let mesh = TriMesh::from_data(data).unwrap();
+        let mut rng = random::rng(1);
+        let mut hits = 0;
+        let mut all = Vec::new();
+        for _ in 0..QUERIES {
+            let (ray, max_t) = random_ray(&mut rng, &mesh.bounds());
+            let expected = brute::ray_closest(&tris, &ray, max_t);
+            let got = mesh.cast_ray(&ray, max_t);
+            match (got, expected) {
+                (Some(hit), Some((t, _))) => {
+                    hits += 1;
+                    assert_eq!(hit.t, t, "{name}: closest t");
+                    // The reported triangle really is hit there, and the normal faces the ray.
+                    let own =
+                        kollide::primitive::ray_triangle(&ray, max_t, &tris[hit.triangle as usize]).unwrap();
+                    assert_eq!(own.t, t, "{name}: reported triangle");
+                    assert!(hit.normal.dot(ray.dir) <= 0.0 && (hit.normal.length() - 1.0).abs() < 1e-5);
+                    assert!((hit.bary.x + hit.bary.y + hit.bary.z - 1.0).abs() < 1e-5);
+                }
+                (None, None) => {}
+                (got, expected) => panic!("{name}: {got:?} vs brute force {expected:?} for {ray:?}"),
+            }
+            assert_eq!(mesh.intersects_ray(&ray, max_t), expected.is_some(), "{name}: any hit");
+            all.clear();
+            mesh.cast_ray_all(&ray, max_t, &mut all);
+            assert!(all.windows(2).all(|w| w[0].t <= w[1].t), "{name}: all hits sorted");
+            let mut ids: Vec<u32> = all.iter().map(|h| h.triangle).collect();
+            ids.sort_unstable();
+            assert_eq!(ids, brute::ray_all(&tris, &ray, max_t), "{name}: all hits");
+        }
+        assert!(hits > QUERIES / 4, "{name}: only {hits} hits; the test would be weak");
+    }
+}
+
+#[test]
+fn polyline_returns_the_first_segment_that_hits() {
+    let data = shapes::torus(1.0, 0.35, 60, 40);
+    let tris = brute::corners(&data.vertices, &data.triangles);
+    let mesh = TriMesh::from_data(data).unwrap();
+    let mut rng = random::rng(2);
+    for _ in 0..QUERIES / 10 {
+        let points: Vec<Vec3> = (0..6).map(|_| random::point3(&mut rng, 1.6)).collect();
+        let expected = points.windows(2).enumerate().find_map(|(i, w)| {
+            brute::ray_closest(&tris, &Ray3::from_segment(w[0], w[1]), 1.0).map(|(t, _)| (i, t))
+        });
+        let got = mesh.cast_polyline(&points).map(|h| (h.segment, h.hit.t));
+        assert_eq!(got, expected);
+    }
+}
+
+#[test]
+fn sphere_queries_equal_brute_force() {
+    for (name, data, _) in meshes() {
+        let tris = brute::corners(&data.vertices, &data.triangles);
+        let mesh = TriMesh::from_data(data).unwrap();
+        let mut rng = random::rng(3);
+        let (mut touching, mut found) = (0, Vec::new());
+        for _ in 0..QUERIES {
+            let sphere = random_sphere(&mut rng, &mesh.bounds());
+            let expected = brute::sphere_triangles(&tris, &sphere);
+            found.clear();
+            mesh.sphere_triangles(&sphere, &mut found);
+            found.sort_unstable();
+            assert_eq!(found, expected, "{name}: {sphere:?}");
+            assert_eq!(mesh.intersects_sphere(&sphere), !expected.is_empty(), "{name}");
+            touching += !expected.is_empty() as usize;
+        }
+        assert!(touching > QUERIES / 10 && touching < QUERIES * 9 / 10, "{name}: {touching} touching");
+    }
+}
+
+#[test]
+fn box_queries_equal_brute_force() {
+    for (name, data, _) in meshes() {
+        let tris = brute::corners(&data.vertices, &data.triangles);
+        let mesh = TriMesh::from_data(data).unwrap();
+        let scale = mesh.bounds().size().max_element();
+        let mut rng = random::rng(4);
+        let mut found = Vec::new();
+        for _ in 0..QUERIES {
+            let center = random_point_near(&mut rng, &mesh.bounds());
+            let half = (random::point3(&mut rng, 0.5) + Vec3::splat(0.5)) * 0.15 * scale;
+            let aabb = Aabb3::from_center_half_extents(center, half);
+            found.clear();
+            mesh.aabb_triangles(&aabb, &mut found);
+            found.sort_unstable();
+            assert_eq!(found, brute::aabb_triangles(&tris, &aabb), "{name}: {aabb:?}");
+            let obb = Obb3::new(center, Mat3::from_quat(random::rotation3(&mut rng)), half);
+            found.clear();
+            mesh.obb_triangles(&obb, &mut found);
+            found.sort_unstable();
+            assert_eq!(found, brute::obb_triangles(&tris, &obb), "{name}: {obb:?}");
+        }
+    }
+}
+
+#[test]
+fn closest_point_equals_brute_force() {
+    for (name, data, _) in meshes() {
+        let tris = brute::corners(&data.vertices, &data.triangles);
+        let mesh = TriMesh::from_data(data).unwrap();
+        let mut rng = random::rng(5);
+        for i in 0..QUERIES {
+            let p = random_point_near(&mut rng, &mesh.bounds());
+            let expected = brute::distance(&tris, p);
+            let got = mesh.closest_point(p, f32::INFINITY).unwrap();
+            assert_eq!(got.distance, expected, "{name}: closest distance from {p}");
+            assert!(((got.point - p).length() - got.distance).abs() <= 1e-6 * (1.0 + got.distance));
+            // A bounded search finds the same point when it is in range and nothing otherwise.
+            let bound = expected * if i % 2 == 0 { 1.5 } else { 0.5 };
+            assert_eq!(mesh.closest_point(p, bound).is_some(), expected <= bound, "{name}");
+        }
+    }
+}
+
+/// Points close to the surface: a random point of a random triangle moved along the face normal
+/// by 1e-5 to 1e-4 of the mesh size (either side), with a third of them near an edge or vertex.
+fn near_surface_point(rng: &mut TestRng, tris: &[[Vec3; 3]], scale: f32) -> Vec3 {
+    let t = tris[rng.random_range(0..tris.len())];
+    let (mut u, mut v): (f32, f32) = (rng.random(), rng.random());
+    if u + v > 1.0 {
+        (u, v) = (1.0 - u, 1.0 - v);
+    }
+    match rng.random_range(0..3) {
+        0 => u *= 1e-3,                     // near edge a–c
+        1 => (u, v) = (u * 1e-3, v * 1e-3), // near vertex a
+        _ => {}
+    }
+    let p = t[0] + u * (t[1] - t[0]) + v * (t[2] - t[0]);
+    let n = (t[1] - t[0]).cross(t[2] - t[0]).normalize_or_zero();
+    let offset = rng.random_range(1e-5..1e-4) * scale * if rng.random_bool(0.5) { 1.0 } else { -1.0 };
+    p + n * offset
+}
+
+#[test]
+fn inside_outside_equals_winding_number() {
+    // (mesh, points far from and near the surface): 100,000+ points in all. The pseudo-normal
+    // test assumes no self-intersection, so the self-intersecting ant (winding 2 inside its
+    // overlapping legs) is not among them.
+    let cases = [
+        ("sphere840", asset("sphere_pyvista_840.ply"), 40_000),
+        ("bunny3674", asset("bunny_npm_3674.obj"), 25_000),
+        ("elephant", asset("cgal_elephant.off"), 15_000),
+        ("asteroid5k", shapes::asteroid(11, 5_000), 12_000),
+        ("torus", shapes::torus(1.0, 0.35, 60, 40), 12_000),
+    ];
+    let mut total = 0;
+    for (name, data, count) in cases {
+        let tris = brute::corners(&data.vertices, &data.triangles);
+        let mesh = TriMesh::from_data(data).unwrap();
+        assert!(mesh.is_solid(), "{name} must be closed and consistently oriented");
+        let scale = mesh.bounds().size().max_element();
+        let mut rng = random::rng(6);
+        let mut inside = 0;
+        for i in 0..count {
+            let p = if i % 2 == 0 {
+                random_point_near(&mut rng, &mesh.bounds())
+            } else {
+                near_surface_point(&mut rng, &tris, scale)
+            };
+            let w = brute::winding_number(&tris, p);
+            assert!(
+                (w - w.round()).abs() < 1e-6 && (w.round() == 0.0 || w.round() == 1.0),
+                "{name}: winding {w} at {p}"
+            );
+            let expected = w.round() == 1.0;
+            assert_eq!(mesh.contains_point(p), Some(expected), "{name}: point {p}, winding {w}");
+            let sd = mesh.signed_distance(p).unwrap();
+            assert_eq!(sd <= 0.0, expected, "{name}: signed distance sign at {p}");
+            inside += expected as usize;
+        }
+        assert!(inside > count / 10, "{name}: only {inside} inside");
+        total += count;
+    }
+    assert!(total >= 100_000);
+}
+
+#[test]
+fn surface_meshes_have_no_inside() {
+    let mesh = TriMesh::from_data(asset("teapot_npm_992.obj")).unwrap();
+    assert!(!mesh.is_solid());
+    assert_eq!(mesh.contains_point(mesh.bounds().center()), None);
+    assert_eq!(mesh.signed_distance(Vec3::ZERO), None);
+}
+
+#[test]
+fn sphere_contact_uses_solid_semantics() {
+    let mesh = TriMesh::from_data(shapes::icosphere(3)).unwrap();
+    // Deep inside: still a contact, pushing out.
+    let c = mesh.sphere_contact(&Sphere::new(Vec3::new(0.1, 0.0, 0.0), 0.2)).unwrap();
+    assert!(c.depth > 1.0 && c.normal.x > 0.9, "{c:?}");
+    // Just outside, touching.
+    let c = mesh.sphere_contact(&Sphere::new(Vec3::new(1.1, 0.0, 0.0), 0.2)).unwrap();
+    assert!(c.depth > 0.09 && c.depth < 0.11 && c.normal.x > 0.99, "{c:?}");
+    // Apart.
+    assert_eq!(mesh.sphere_contact(&Sphere::new(Vec3::new(1.5, 0.0, 0.0), 0.2)), None);
+    assert!(!mesh.intersects_sphere(&Sphere::new(Vec3::ZERO, 0.2)), "surface test ignores the inside");
+}
