@@ -276,6 +276,9 @@ fn asteroids_do_not_self_intersect() {
         triangles: vec![[0, 1, 2], [3, 4, 5]],
     };
     assert_eq!(self_intersections(&crossed), 1);
+    // And on a whole mesh: a spindle torus (tube radius above the ring radius) passes through
+    // itself near the axis.
+    assert!(self_intersections(&torus(1.0, 1.5, 32, 16)) > 0);
 }
 
 #[test]

@@ -251,3 +251,143 @@ fn sphere_contact_uses_solid_semantics() {
     assert_eq!(mesh.sphere_contact(&Sphere::new(Vec3::new(1.5, 0.0, 0.0), 0.2)), None);
     assert!(!mesh.intersects_sphere(&Sphere::new(Vec3::ZERO, 0.2)), "surface test ignores the inside");
 }
+
+/// A baked copy: the same triangles with vertices moved by the map (exactly the points an
+/// instance computes for its triangles).
+fn baked(data: &MeshData, to_world: &kollide::math::Affine3A) -> MeshData {
+    MeshData {
+        vertices: data.vertices.iter().map(|&v| to_world.transform_point3(v)).collect(),
+        triangles: data.triangles.clone(),
+    }
+}
+
+#[test]
+fn instances_equal_baked_copies_under_random_affine_maps() {
+    use kollide::mesh::MeshInstance;
+    use std::sync::Arc;
+    let mut rng = random::rng(8);
+    for (name, data, closed) in meshes() {
+        let shared = Arc::new(TriMesh::new(data.vertices.clone(), data.triangles.clone()).unwrap());
+        let (mut rays, mut ray_mismatch) = (0, 0);
+        for _ in 0..5 {
+            let to_world = random::affine3(&mut rng, 10.0);
+            let instance = MeshInstance::new(shared.clone(), to_world).unwrap();
+            let world = baked(&data, &to_world);
+            let tris = brute::corners(&world.vertices, &world.triangles);
+            let bake = TriMesh::from_data(world).unwrap();
+            assert_eq!(bake.is_solid(), closed);
+            let bounds = bake.bounds();
+            let scale = bounds.size().max_element();
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            for _ in 0..QUERIES / 5 {
+                // Rays: the same up to rounding (mesh-space vs world-space arithmetic). A miss on
+                // one side is allowed only at a triangle's rim, where rounding decides.
+                let (ray, max_t) = random_ray(&mut rng, &bounds);
+                rays += 1;
+                match (instance.cast_ray(&ray, max_t), bake.cast_ray(&ray, max_t)) {
+                    (Some(x), Some(y)) => {
+                        if (x.t - y.t).abs() > 1e-3 * (1.0 + y.t.abs()) {
+                            ray_mismatch += 1;
+                        } else {
+                            assert!(x.normal.dot(ray.dir) <= 0.0);
+                            assert!((x.point - y.point).length() <= 1e-3 * scale, "{name}: hit points");
+                        }
+                    }
+                    (None, None) => {}
+                    (x, y) => {
+                        let rim = x.or(y).unwrap().bary.min_element() < 1e-3;
+                        assert!(rim, "{name}: instance {x:?} vs baked {y:?}");
+                        ray_mismatch += 1;
+                    }
+                }
+                // Spheres, boxes, closest points: candidate triangles are decided on identical
+                // world corners, so the answers are identical.
+                let sphere = random_sphere(&mut rng, &bounds);
+                a.clear();
+                b.clear();
+                instance.sphere_triangles(&sphere, &mut a);
+                bake.sphere_triangles(&sphere, &mut b);
+                a.sort_unstable();
+                b.sort_unstable();
+                assert_eq!(a, b, "{name}: sphere triangles");
+                assert_eq!(a, brute::sphere_triangles(&tris, &sphere));
+                assert_eq!(instance.intersects_sphere(&sphere), !b.is_empty());
+                let center = random_point_near(&mut rng, &bounds);
+                let half = (random::point3(&mut rng, 0.5) + Vec3::splat(0.5)) * 0.15 * scale;
+                let aabb = Aabb3::from_center_half_extents(center, half);
+                a.clear();
+                instance.aabb_triangles(&aabb, &mut a);
+                a.sort_unstable();
+                assert_eq!(a, brute::aabb_triangles(&tris, &aabb), "{name}: box triangles");
+                let obb = Obb3::new(center, Mat3::from_quat(random::rotation3(&mut rng)), half);
+                a.clear();
+                instance.obb_triangles(&obb, &mut a);
+                a.sort_unstable();
+                assert_eq!(a, brute::obb_triangles(&tris, &obb), "{name}: oriented box triangles");
+                let p = random_point_near(&mut rng, &bounds);
+                let d = instance.closest_point(p, f32::INFINITY).unwrap().distance;
+                assert_eq!(d, brute::distance(&tris, p), "{name}: closest distance");
+                if closed && d > 1e-3 * scale {
+                    let w = brute::winding_number(&tris, p).abs().round();
+                    assert_eq!(instance.contains_point(p), Some(w == 1.0), "{name}: inside at {p}");
+                    let sd = instance.signed_distance(p).unwrap();
+                    assert_eq!(sd.abs(), d);
+                }
+            }
+        }
+        assert!(ray_mismatch * 200 <= rays, "{name}: {ray_mismatch} of {rays} rays differ beyond rounding");
+    }
+}
+
+#[test]
+fn bad_placements_and_inputs_are_refused() {
+    use kollide::math::Affine3A;
+    use kollide::mesh::{MeshError, MeshInstance, PlacementError};
+    use std::sync::Arc;
+    let mesh = Arc::new(TriMesh::from_data(shapes::icosphere(1)).unwrap());
+    let flat = Affine3A::from_scale(Vec3::new(1.0, 0.0, 1.0));
+    assert!(matches!(MeshInstance::new(mesh.clone(), flat), Err(PlacementError::Singular { .. })));
+    let nan = Affine3A::from_translation(Vec3::new(f32::NAN, 0.0, 0.0));
+    assert_eq!(MeshInstance::new(mesh.clone(), nan).unwrap_err(), PlacementError::NonFinite);
+    let tiny = MeshInstance::new(mesh.clone(), Affine3A::from_scale(Vec3::splat(1e-4))).unwrap();
+    assert!(tiny.contains_point(Vec3::ZERO).unwrap());
+    assert_eq!(TriMesh::new(vec![Vec3::ZERO], vec![]).unwrap_err(), MeshError::NoTriangles);
+    assert!(matches!(
+        TriMesh::new(vec![Vec3::ZERO, Vec3::X], vec![[0, 1, 2]]),
+        Err(MeshError::IndexOutOfRange { triangle: 0, corner: 2, index: 2, vertex_count: 2 })
+    ));
+    assert!(matches!(
+        TriMesh::new(vec![Vec3::ZERO, Vec3::X, Vec3::NAN], vec![[0, 1, 2]]),
+        Err(MeshError::NonFiniteVertex { index: 2, .. })
+    ));
+    // Degenerate triangles are kept and never reported by rays.
+    let degenerate =
+        TriMesh::new(vec![Vec3::ZERO, Vec3::X, Vec3::X * 2.0], vec![[0, 1, 2], [0, 0, 1]]).unwrap();
+    assert_eq!(degenerate.cast_ray(&Ray3::new(Vec3::new(0.5, 0.0, 1.0), -Vec3::Z), 10.0), None);
+    // Queries with NaN answer "nothing".
+    let instance = MeshInstance::new(mesh, Affine3A::IDENTITY).unwrap();
+    assert_eq!(instance.cast_ray(&Ray3::new(Vec3::NAN, Vec3::X), 10.0), None);
+    assert!(!instance.intersects_sphere(&Sphere::new(Vec3::NAN, 1.0)));
+    assert_eq!(instance.closest_point(Vec3::NAN, 1.0), None);
+    assert_eq!(instance.contains_point(Vec3::new(f32::INFINITY, 0.0, 0.0)), None);
+}
+
+#[test]
+fn moved_vertices_refit_the_bvh() {
+    let data = shapes::torus(1.0, 0.35, 30, 20);
+    let mut mesh = TriMesh::from_data(data.clone()).unwrap();
+    let moved: Vec<Vec3> = data.vertices.iter().map(|v| *v * Vec3::new(2.0, 1.0, 0.5) + Vec3::X).collect();
+    mesh.set_vertices(moved.clone()).unwrap();
+    let tris = brute::corners(&moved, &data.triangles);
+    let mut rng = random::rng(9);
+    for _ in 0..2_000 {
+        let (ray, max_t) = random_ray(&mut rng, &mesh.bounds());
+        assert_eq!(
+            mesh.cast_ray(&ray, max_t).map(|h| h.t),
+            brute::ray_closest(&tris, &ray, max_t).map(|x| x.0)
+        );
+        let p = random_point_near(&mut rng, &mesh.bounds());
+        assert_eq!(mesh.closest_point(p, f32::INFINITY).unwrap().distance, brute::distance(&tris, p));
+    }
+    assert!(mesh.set_vertices(vec![Vec3::ZERO]).is_err());
+}

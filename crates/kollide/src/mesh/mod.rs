@@ -2,10 +2,12 @@
 
 #[cfg(feature = "io")]
 pub mod io;
+mod instance;
 mod query;
 mod topology;
 mod trimesh;
 
+pub use instance::*;
 pub use query::*;
 pub use topology::*;
 pub use trimesh::*;

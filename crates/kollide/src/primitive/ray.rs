@@ -28,7 +28,7 @@
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 use crate::bounds::{Aabb3, Obb3, Sphere};
-use crate::math::{Mat3A, Ray3, Vec3, Vec3A};
+use crate::math::{Ray3, Vec3, Vec3A};
 use glam::Vec3Swizzles;
 
 use super::Plane3;
@@ -339,17 +339,36 @@ fn exact_cross(tri: &[Vec3; 3]) -> [f64; 3] {
     ]
 }
 
-/// Whether a triangle may be reported as hit: finite vertices that are not exactly collinear.
-/// Only evaluated on the (rare) hit path.
+/// Whether the vertices of a finite triangle are not exactly collinear. Only evaluated on the hit
+/// path.
+///
+/// Fast filter: with `e1 = b − a`, `e2 = c − a` rounded, each component of the `f32` cross product
+/// `e1 × e2` is within `3u (|e1_j e2_k| + |e1_k e2_j|)` (u = 2⁻²⁴, plus higher-order terms) of the
+/// exact cross product of the exact edges, so a component above `8u (…)` proves the exact cross
+/// product nonzero. Only slivers thinner than about 1e-6 rad fail the filter and go to the
+/// exact orientation predicates.
 #[inline]
-fn is_hittable(tri: &[Vec3; 3]) -> bool {
-    let [a, b, c] = *tri;
-    a.is_finite()
-        && b.is_finite()
-        && c.is_finite()
-        && (orient([a.x, a.y], [b.x, b.y], [c.x, c.y]) != 0.0
-            || orient([a.y, a.z], [b.y, b.z], [c.y, c.z]) != 0.0
-            || orient([a.z, a.x], [b.z, b.x], [c.z, c.x]) != 0.0)
+fn has_area(tri: &[Vec3; 3]) -> bool {
+    let [a, b, c] = tri.map(Vec3A::from);
+    let (e1, e2) = (b - a, c - a);
+    let n = e1.cross(e2);
+    let bound = (e1.yzx() * e2.zxy()).abs() + (e1.zxy() * e2.yzx()).abs();
+    n.abs().cmpgt(bound * (4.0 * f32::EPSILON)).any() || has_area_exact(tri)
+}
+
+/// [`has_area`] by Shewchuk's exact orientation predicates on the three coordinate planes.
+#[cold]
+fn has_area_exact(tri: &[Vec3; 3]) -> bool {
+    exact_cross(tri) != [0.0; 3]
+}
+
+/// A coordinate axis, used as an index (`axis as usize` is always below 3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+enum Axis {
+    X = 0,
+    Y = 1,
+    Z = 2,
 }
 
 /// Per-ray precomputation for [`ray_triangle_with`]: the ray origin and the shear that maps the ray
@@ -359,14 +378,14 @@ fn is_hittable(tri: &[Vec3; 3]) -> bool {
 /// Build it once per ray and test it against many triangles (a BVH leaf loop).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RayTriangleSetup {
-    origin: Vec3A,
-    /// Rows of the ray-space map. With `kz` the axis of the largest `|dir|` component and
-    /// `(kx, ky, kz)` cyclic: `row_x = e_kx − (dir[kx]/dir[kz]) e_kz`, `row_y = e_ky −
-    /// (dir[ky]/dir[kz]) e_kz`, `row_z = e_kz / dir[kz]`. All NaN for an invalid ray, so that every
-    /// triangle test fails.
-    row_x: Vec3A,
-    row_y: Vec3A,
-    row_z: Vec3A,
+    /// `kx, ky, kz`: `kz` is the axis of the largest `|dir|` component and `(kx, ky, kz)` is a
+    /// cyclic (right-handed) order of the axes.
+    axes: [Axis; 3],
+    /// The origin's coordinates in the order `kx, ky, kz`.
+    origin: [f32; 3],
+    /// `(dir[kx] / dir[kz], dir[ky] / dir[kz], 1 / dir[kz])`; all NaN for an invalid ray, so that
+    /// every triangle test fails.
+    shear: [f32; 3],
     /// Sign of `dir[kz]`: with the cyclic axis order it relates the sign of the projected area to
     /// the side hit.
     dz_positive: bool,
@@ -376,29 +395,22 @@ impl RayTriangleSetup {
     /// Precomputes the ray-space transform of `ray`. An invalid ray (see the module docs) yields a
     /// setup with which every triangle test returns `None`.
     pub fn new(ray: &Ray3) -> Self {
-        let d = Vec3A::from(ray.dir);
-        let ad = d.abs();
-        // One-hot kz, chosen without branches; e_kx and e_ky follow cyclically so that
-        // (kx, ky, kz) is right-handed.
-        let x_max = (ad.x >= ad.y) & (ad.x >= ad.z);
-        let y_max = !x_max & (ad.y >= ad.z);
-        let ez = Vec3A::new(
-            f32::from(u8::from(x_max)),
-            f32::from(u8::from(y_max)),
-            f32::from(u8::from(!x_max & !y_max)),
-        );
-        let ex = ez.zxy();
-        let ey = ex.zxy();
-        let dz = d.dot(ez);
+        let ad = ray.dir.abs();
+        let axes = if (ad.x >= ad.y) & (ad.x >= ad.z) {
+            [Axis::Y, Axis::Z, Axis::X]
+        } else if ad.y >= ad.z {
+            [Axis::Z, Axis::X, Axis::Y]
+        } else {
+            [Axis::X, Axis::Y, Axis::Z]
+        };
+        let d = ray.dir.as_ref();
+        let [dx, dy, dz] = axes.map(|k| d[k as usize]);
         let inv = 1.0 / dz;
-        let (sx, sy) = (d.dot(ex) * inv, d.dot(ey) * inv);
         let valid = checked_dir_len2(ray, 0.0).is_some();
-        let rows = [ex - sx * ez, ey - sy * ez, inv * ez].map(|r| if valid { r } else { Vec3A::NAN });
         Self {
-            origin: ray.origin.into(),
-            row_x: rows[0],
-            row_y: rows[1],
-            row_z: rows[2],
+            axes,
+            origin: axes.map(|k| ray.origin.as_ref()[k as usize]),
+            shear: if valid { [dx * inv, dy * inv, inv] } else { [f32::NAN; 3] },
             dz_positive: dz > 0.0,
         }
     }
@@ -430,66 +442,70 @@ pub fn ray_triangle(ray: &Ray3, max_t: f32, tri: &[Vec3; 3]) -> Option<TriangleH
 /// [`ray_triangle`] with the per-ray work done in advance.
 #[inline]
 pub fn ray_triangle_with(setup: &RayTriangleSetup, max_t: f32, tri: &[Vec3; 3]) -> Option<TriangleHit> {
-    // Vertices relative to the origin, transposed so that each lane holds one vertex:
-    // vx = (a.x, b.x, c.x), and so on.
-    let m = Mat3A::from_cols(
-        Vec3A::from(tri[0]) - setup.origin,
-        Vec3A::from(tri[1]) - setup.origin,
-        Vec3A::from(tri[2]) - setup.origin,
-    )
-    .transpose();
-    let (vx, vy, vz) = (m.x_axis, m.y_axis, m.z_axis);
-    // Ray-space coordinates of the three vertices, one per lane. Every vertex goes through the same
-    // lane-wise operations in the same order, whichever triangle or lane it is in.
-    let shear = |r: Vec3A| vx * r.x + vy * r.y + vz * r.z;
-    let (x, y, z) = (shear(setup.row_x), shear(setup.row_y), shear(setup.row_z));
-    // Edge functions e(P, Q) = Q.x·P.y − Q.y·P.x of edges bc, ca, ab at the 2D origin, lane i for
-    // the edge opposite vertex i: the scaled barycentric weights of a, b and c. f32 rounding is
-    // monotone, so a nonzero value has the exact sign; only an exact zero is ambiguous.
-    let (px, py, qx, qy) = (x.yzx(), y.yzx(), x.zxy(), y.zxy());
-    let mut e = qx * py - qy * px;
-    if e.cmpeq(Vec3A::ZERO).any() {
-        e = exact_edge_functions(x, y);
+    let [kx, ky, kz] = setup.axes.map(|k| k as usize);
+    let [ox, oy, oz] = setup.origin;
+    let [sx, sy, sz] = setup.shear;
+    // Ray-space coordinates of a vertex: relative to the origin, sheared so that the ray becomes the
+    // z axis through the 2D origin. Every vertex goes through the same operations in the same
+    // order, whichever triangle it belongs to.
+    let to_ray_space = |p: &Vec3| {
+        let p = p.as_ref();
+        let z = p[kz] - oz;
+        ((p[kx] - ox) - sx * z, (p[ky] - oy) - sy * z, z)
+    };
+    let (ax, ay, az) = to_ray_space(&tri[0]);
+    let (bx, by, bz) = to_ray_space(&tri[1]);
+    let (cx, cy, cz) = to_ray_space(&tri[2]);
+    // Edge functions e(P, Q) = Q.x·P.y − Q.y·P.x of edges bc, ca, ab at the 2D origin: the scaled
+    // barycentric weights of a, b and c. f32 rounding is monotone, so a nonzero value has the exact
+    // sign; only an exact zero is ambiguous, and is recomputed in f64, where products of two f32 are
+    // exact. e(Q, P) is exactly −e(P, Q), so neighbours sharing an edge agree on its side.
+    let mut e = [cx * by - cy * bx, ax * cy - ay * cx, bx * ay - by * ax];
+    if e.contains(&0.0) {
+        e = exact_edge_functions([ax, bx, cx], [ay, by, cy]);
     }
+    let [e0, e1, e2] = e;
     // Two-sided: all weights of one sign (zeros allowed). NaN fails both comparisons.
-    if !(e.cmpge(Vec3A::ZERO).all() | e.cmple(Vec3A::ZERO).all()) {
+    let all_nonneg = (e0 >= 0.0) & (e1 >= 0.0) & (e2 >= 0.0);
+    let all_nonpos = (e0 <= 0.0) & (e1 <= 0.0) & (e2 <= 0.0);
+    if !(all_nonneg | all_nonpos) {
         return None;
     }
-    let det = e.element_sum();
+    let det = e0 + e1 + e2;
     if det == 0.0 {
         return None;
     }
-    // Scaled hit distance t·det = e · z (z in ray space); compare against [0, max_t·|det|] without
-    // dividing, after flipping it by the sign of det.
-    let t_scaled = e.dot(z);
+    // Scaled hit distance t·det = Σ e_i·z_i (z in ray space); compare against [0, max_t·|det|]
+    // without dividing, after flipping it by the sign of det.
+    let t_scaled = sz * (e0 * az + e1 * bz + e2 * cz);
     let sign = det.to_bits() & 0x8000_0000;
     let t_pos = f32::from_bits(t_scaled.to_bits() ^ sign);
     if !(t_pos >= 0.0 && t_pos <= max_t * det.abs()) {
         return None;
     }
-    // Hit path only: `+ 0.0` turns −0 into +0, `min` absorbs the rounding, and a t that overflowed
-    // (huge coordinates) or a degenerate triangle is rejected.
+    // Hit path only. `+ 0.0` turns −0 into +0 and `min` absorbs the rounding. A finite det means
+    // finite vertices (an infinite coordinate makes an edge function infinite or NaN); an
+    // overflowed t and a degenerate triangle are rejected.
     let inv = det.recip();
     let t = (t_scaled * inv + 0.0).min(max_t);
-    if !(t < f32::INFINITY) || !is_hittable(tri) {
+    if !(det.abs() < f32::INFINITY && t < f32::INFINITY) || !has_area(tri) {
         return None;
     }
     Some(TriangleHit {
         t,
-        u: e.y * inv,
-        v: e.z * inv,
+        u: e1 * inv,
+        v: e2 * inv,
         // The projected area relates to the 3D normal n by det = −(n · dir) / dir[kz].
         front: (det > 0.0) == setup.dz_positive,
     })
 }
 
-/// The edge functions of [`ray_triangle_with`] in `f64`, where products of two `f32` are exact, so
-/// each sign is exact for the given ray-space coordinates (the rare path when one `f32` value is 0).
+/// The edge functions of [`ray_triangle_with`] in `f64` (the rare path when an `f32` value is 0).
 #[cold]
-fn exact_edge_functions(x: Vec3A, y: Vec3A) -> Vec3A {
-    let (x, y) = (x.to_array().map(f64::from), y.to_array().map(f64::from));
+fn exact_edge_functions(x: [f32; 3], y: [f32; 3]) -> [f32; 3] {
+    let (x, y) = (x.map(f64::from), y.map(f64::from));
     let e = |p: usize, q: usize| (x[q] * y[p] - y[q] * x[p]) as f32;
-    Vec3A::new(e(1, 2), e(2, 0), e(0, 1))
+    [e(1, 2), e(2, 0), e(0, 1)]
 }
 
 /// Intersects the segment `p → q` with a triangle: [`ray_triangle`] on the ray `(p, q − p)` with
