@@ -58,10 +58,18 @@ fn main() -> ExitCode {
     let mut rows = Vec::with_capacity(selected.len());
     for workload in &selected {
         eprint!("running {} ... ", workload.name);
-        let prepared = (workload.prepare)(workload.items, workloads::SEED);
+        let Some(prepared) = (workload.prepare)(workload.items, workloads::SEED) else {
+            eprintln!("skipped (data not present; see scripts/fetch-meshes.sh)");
+            continue;
+        };
         let measurement = harness::measure(prepared.as_ref(), &settings);
         eprintln!("done");
         rows.push(report::Row::new(workload, &measurement));
+    }
+    for (name, metric, kollide, peer) in workloads::figures() {
+        if args.filter.as_deref().is_none_or(|f| name.contains(f)) {
+            rows.push(report::Row::figure(name, metric, workloads::PARRY3D, kollide, peer));
+        }
     }
     print!("{}", report::table(&rows));
 

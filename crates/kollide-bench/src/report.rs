@@ -21,6 +21,20 @@ pub struct Row {
 }
 
 impl Row {
+    /// A row for a figure that is not a timing (e.g. bytes per triangle), where smaller is better:
+    /// `speedup` is still `peer / kollide`, so above 1 means kollide is better.
+    pub fn figure(workload: &'static str, metric: &'static str, peer: &'static str, kollide: f64, peer_value: f64) -> Self {
+        Self {
+            workload,
+            metric,
+            peer,
+            kollide,
+            peer_value,
+            speedup: peer_value / kollide,
+            note: "smaller is better".to_string(),
+        }
+    }
+
     pub fn new(workload: &Workload, m: &Measurement) -> Self {
         let a = &m.agreement;
         let mut note = format!("hit rate {:.1}%", 100.0 * a.hit_rate());

@@ -71,7 +71,7 @@ pub fn grid(n: usize) -> MeshData {
     MeshData { vertices, triangles }
 }
 
-/// A concave rock with craters and overhangs, about 2 units across, closed, 2-manifold, not
+/// A concave rock with craters and overhangs, 2 to 3 units across around the origin, closed, 2-manifold, not
 /// self-intersecting and outward-wound, with roughly `target_triangles` triangles (`20 · f²`
 /// for the nearest lattice frequency `f`, clamped to `[3, 300]`, so 180 to 1.8 million).
 ///

@@ -35,6 +35,8 @@ pub fn workloads() -> Vec<Workload> {
         ns_per_unit: 1.0,
         peer: PARRY3D,
         items: ITEMS,
+        check_items: 1000,
+        balanced: true,
         prepare,
     };
     vec![
@@ -87,7 +89,7 @@ fn combine(w: [f32; 3], p: [Vec3; 3]) -> Vec3 {
 
 /// Ray against box, entry parameter: kollide `Aabb3::ray_interval` (its entry `t`) against
 /// parry's `Aabb::cast_local_ray` with `solid = true` (entry `t`, 0 from inside).
-fn ray_aabb(n: usize, seed: u64) -> Box<dyn Prepared> {
+fn ray_aabb(n: usize, seed: u64) -> Option<Box<dyn Prepared>> {
     let mut rng = random::rng(seed);
     let kollide: Vec<(Ray3, f32, Aabb3)> = (0..n)
         .map(|_| {
@@ -99,17 +101,17 @@ fn ray_aabb(n: usize, seed: u64) -> Box<dyn Prepared> {
         .collect();
     let peer: Vec<(Ray, f32, Aabb)> =
         kollide.iter().map(|(r, max_t, b)| (Ray::new(r.origin, r.dir), *max_t, to_parry_aabb(b))).collect();
-    Box::new(Batch::new(
+    Some(Box::new(Batch::new(
         kollide,
         peer,
         |(ray, max_t, b): &(Ray3, f32, Aabb3)| b.ray_interval(ray, *max_t).map(|(t0, _)| t0),
         |(ray, max_t, b): &(Ray, f32, Aabb)| b.cast_local_ray(ray, *max_t, true),
-    ))
+    )))
 }
 
 /// Ray against triangle, hit parameter: kollide `ray_triangle` against parry's
 /// `Triangle::cast_local_ray` (both two-sided).
-fn ray_triangle_workload(n: usize, seed: u64) -> Box<dyn Prepared> {
+fn ray_triangle_workload(n: usize, seed: u64) -> Option<Box<dyn Prepared>> {
     let mut rng = random::rng(seed);
     let kollide: Vec<(Ray3, f32, [Vec3; 3])> = (0..n)
         .map(|_| {
@@ -126,18 +128,18 @@ fn ray_triangle_workload(n: usize, seed: u64) -> Box<dyn Prepared> {
         .iter()
         .map(|(r, max_t, t)| (Ray::new(r.origin, r.dir), *max_t, to_parry_triangle(t)))
         .collect();
-    Box::new(Batch::new(
+    Some(Box::new(Batch::new(
         kollide,
         peer,
         |(ray, max_t, tri): &(Ray3, f32, [Vec3; 3])| ray_triangle(ray, *max_t, tri).map(|h| h.t),
         |(ray, max_t, tri): &(Ray, f32, Triangle)| tri.cast_local_ray(ray, *max_t, true),
-    ))
+    )))
 }
 
 /// Triangle against triangle, yes/no: kollide `test_triangle_triangle` against parry's GJK
 /// support-map test, which is what `parry3d::query::intersection_test` dispatches a triangle
 /// pair to. Both triangles are in one frame, so parry's relative pose is the identity.
-fn tri_tri(n: usize, seed: u64) -> Box<dyn Prepared> {
+fn tri_tri(n: usize, seed: u64) -> Option<Box<dyn Prepared>> {
     let mut rng = random::rng(seed);
     let kollide: Vec<([Vec3; 3], [Vec3; 3])> = (0..n)
         .map(|_| {
@@ -152,12 +154,12 @@ fn tri_tri(n: usize, seed: u64) -> Box<dyn Prepared> {
         .collect();
     let peer: Vec<(Triangle, Triangle)> =
         kollide.iter().map(|(a, b)| (to_parry_triangle(a), to_parry_triangle(b))).collect();
-    Box::new(Batch::new(
+    Some(Box::new(Batch::new(
         kollide,
         peer,
         |(a, b): &([Vec3; 3], [Vec3; 3])| test_triangle_triangle(a, b),
         |(a, b): &(Triangle, Triangle)| intersection_test_support_map_support_map(&Pose::IDENTITY, a, b),
-    ))
+    )))
 }
 
 /// Oriented box against oriented box, yes/no: kollide `Obb3::overlaps` against parry's
@@ -169,7 +171,7 @@ fn tri_tri(n: usize, seed: u64) -> Box<dyn Prepared> {
 /// parry that relative pose precomputed, outside the timing: parry is timed on exactly the
 /// work its own SAT does, and kollide is additionally charged for its relative-frame setup, so
 /// any advantage shown for kollide is conservative.
-fn obb_obb(n: usize, seed: u64) -> Box<dyn Prepared> {
+fn obb_obb(n: usize, seed: u64) -> Option<Box<dyn Prepared>> {
     let mut rng = random::rng(seed);
     let mut kollide = Vec::with_capacity(n);
     let mut peer = Vec::with_capacity(n);
@@ -186,19 +188,19 @@ fn obb_obb(n: usize, seed: u64) -> Box<dyn Prepared> {
         kollide.push((a, b));
         peer.push((pose_a.inv_mul(&pose_b), cuboid_a, cuboid_b));
     }
-    Box::new(Batch::new(
+    Some(Box::new(Batch::new(
         kollide,
         peer,
         |(a, b): &(Obb3, Obb3)| a.overlaps(b),
         |(pose12, a, b): &(Pose, Cuboid, Cuboid)| intersection_test_cuboid_cuboid(pose12, a, b),
-    ))
+    )))
 }
 
 /// Solid ball against triangle, yes/no: kollide `test_sphere_triangle` against parry's
 /// `intersection_test_point_query_ball` (closest point on the triangle to the ball's centre),
 /// the function its dispatcher reaches for a triangle/ball pair, called with the triangle as
 /// the reference frame so that no pose inversion is timed.
-fn sphere_triangle(n: usize, seed: u64) -> Box<dyn Prepared> {
+fn sphere_triangle(n: usize, seed: u64) -> Option<Box<dyn Prepared>> {
     let mut rng = random::rng(seed);
     let kollide: Vec<(Sphere, [Vec3; 3])> = (0..n)
         .map(|_| {
@@ -215,26 +217,26 @@ fn sphere_triangle(n: usize, seed: u64) -> Box<dyn Prepared> {
             (ball_in_triangle_frame, to_parry_triangle(t), Ball::new(s.radius))
         })
         .collect();
-    Box::new(Batch::new(
+    Some(Box::new(Batch::new(
         kollide,
         peer,
         |(s, tri): &(Sphere, [Vec3; 3])| test_sphere_triangle(s, tri),
         |(pose12, tri, ball): &(Pose, Triangle, Ball)| {
             intersection_test_point_query_ball(pose12, tri, ball).intersecting
         },
-    ))
+    )))
 }
 
 /// Box against box, yes/no: kollide `Aabb3::overlaps` against parry's `Aabb::intersects`.
-fn aabb_aabb(n: usize, seed: u64) -> Box<dyn Prepared> {
+fn aabb_aabb(n: usize, seed: u64) -> Option<Box<dyn Prepared>> {
     let mut rng = random::rng(seed);
     let kollide: Vec<(Aabb3, Aabb3)> =
         (0..n).map(|_| (aabb(&mut rng, 1.0, 0.2, 1.0), aabb(&mut rng, 1.0, 0.2, 1.0))).collect();
     let peer: Vec<(Aabb, Aabb)> = kollide.iter().map(|(a, b)| (to_parry_aabb(a), to_parry_aabb(b))).collect();
-    Box::new(Batch::new(
+    Some(Box::new(Batch::new(
         kollide,
         peer,
         |(a, b): &(Aabb3, Aabb3)| a.overlaps(b),
         |(a, b): &(Aabb, Aabb)| a.intersects(b),
-    ))
+    )))
 }

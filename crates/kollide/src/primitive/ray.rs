@@ -362,13 +362,12 @@ fn has_area_exact(tri: &[Vec3; 3]) -> bool {
     exact_cross(tri) != [0.0; 3]
 }
 
-/// A coordinate axis, used as an index (`axis as usize` is always below 3).
+/// The axis of the largest `|dir|` component (the paper's `kz`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
 enum Axis {
-    X = 0,
-    Y = 1,
-    Z = 2,
+    X,
+    Y,
+    Z,
 }
 
 /// Per-ray precomputation for [`ray_triangle_with`]: the ray origin and the shear that maps the ray
@@ -378,11 +377,9 @@ enum Axis {
 /// Build it once per ray and test it against many triangles (a BVH leaf loop).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RayTriangleSetup {
-    /// `kx, ky, kz`: `kz` is the axis of the largest `|dir|` component and `(kx, ky, kz)` is a
-    /// cyclic (right-handed) order of the axes.
-    axes: [Axis; 3],
-    /// The origin's coordinates in the order `kx, ky, kz`.
-    origin: [f32; 3],
+    origin: Vec3,
+    /// `kz`; `kx` and `ky` follow it cyclically, so `(kx, ky, kz)` is right-handed.
+    kz: Axis,
     /// `(dir[kx] / dir[kz], dir[ky] / dir[kz], 1 / dir[kz])`; all NaN for an invalid ray, so that
     /// every triangle test fails.
     shear: [f32; 3],
@@ -395,21 +392,25 @@ impl RayTriangleSetup {
     /// Precomputes the ray-space transform of `ray`. An invalid ray (see the module docs) yields a
     /// setup with which every triangle test returns `None`.
     pub fn new(ray: &Ray3) -> Self {
-        let ad = ray.dir.abs();
-        let axes = if (ad.x >= ad.y) & (ad.x >= ad.z) {
-            [Axis::Y, Axis::Z, Axis::X]
+        let d = ray.dir;
+        let ad = d.abs();
+        let (kz, dx, dy, dz) = if (ad.x >= ad.y) & (ad.x >= ad.z) {
+            (Axis::X, d.y, d.z, d.x)
         } else if ad.y >= ad.z {
-            [Axis::Z, Axis::X, Axis::Y]
+            (Axis::Y, d.z, d.x, d.y)
         } else {
-            [Axis::X, Axis::Y, Axis::Z]
+            (Axis::Z, d.x, d.y, d.z)
         };
-        let d = ray.dir.as_ref();
-        let [dx, dy, dz] = axes.map(|k| d[k as usize]);
+        Self::with_axis(ray, kz, dx, dy, dz)
+    }
+
+    #[inline(always)]
+    fn with_axis(ray: &Ray3, kz: Axis, dx: f32, dy: f32, dz: f32) -> Self {
         let inv = 1.0 / dz;
         let valid = checked_dir_len2(ray, 0.0).is_some();
         Self {
-            axes,
-            origin: axes.map(|k| ray.origin.as_ref()[k as usize]),
+            origin: ray.origin,
+            kz,
             shear: if valid { [dx * inv, dy * inv, inv] } else { [f32::NAN; 3] },
             dz_positive: dz > 0.0,
         }
@@ -436,35 +437,58 @@ impl RayTriangleSetup {
 /// [`ray_triangle_with`].
 #[inline]
 pub fn ray_triangle(ray: &Ray3, max_t: f32, tri: &[Vec3; 3]) -> Option<TriangleHit> {
-    ray_triangle_with(&RayTriangleSetup::new(ray), max_t, tri)
+    // RayTriangleSetup::new and ray_triangle_with fused, so that the dominant axis is branched on
+    // once.
+    let d = ray.dir;
+    let ad = d.abs();
+    if (ad.x >= ad.y) & (ad.x >= ad.z) {
+        let setup = RayTriangleSetup::with_axis(ray, Axis::X, d.y, d.z, d.x);
+        watertight::<1, 2, 0>(&setup, max_t, tri)
+    } else if ad.y >= ad.z {
+        let setup = RayTriangleSetup::with_axis(ray, Axis::Y, d.z, d.x, d.y);
+        watertight::<2, 0, 1>(&setup, max_t, tri)
+    } else {
+        let setup = RayTriangleSetup::with_axis(ray, Axis::Z, d.x, d.y, d.z);
+        watertight::<0, 1, 2>(&setup, max_t, tri)
+    }
 }
 
 /// [`ray_triangle`] with the per-ray work done in advance.
 #[inline]
 pub fn ray_triangle_with(setup: &RayTriangleSetup, max_t: f32, tri: &[Vec3; 3]) -> Option<TriangleHit> {
-    let [kx, ky, kz] = setup.axes.map(|k| k as usize);
-    let [ox, oy, oz] = setup.origin;
+    match setup.kz {
+        Axis::X => watertight::<1, 2, 0>(setup, max_t, tri),
+        Axis::Y => watertight::<2, 0, 1>(setup, max_t, tri),
+        Axis::Z => watertight::<0, 1, 2>(setup, max_t, tri),
+    }
+}
+
+/// The watertight test with the axis order `(X, Y, Z) = (kx, ky, kz)` fixed at compile time.
+#[inline(always)]
+fn watertight<const X: usize, const Y: usize, const Z: usize>(
+    setup: &RayTriangleSetup,
+    max_t: f32,
+    tri: &[Vec3; 3],
+) -> Option<TriangleHit> {
     let [sx, sy, sz] = setup.shear;
     // Ray-space coordinates of a vertex: relative to the origin, sheared so that the ray becomes the
-    // z axis through the 2D origin. Every vertex goes through the same operations in the same
-    // order, whichever triangle it belongs to.
-    let to_ray_space = |p: &Vec3| {
-        let p = p.as_ref();
-        let z = p[kz] - oz;
-        ((p[kx] - ox) - sx * z, (p[ky] - oy) - sy * z, z)
+    // z axis through the 2D origin (z is left unscaled until the end). Every vertex goes through the
+    // same operations in the same order, whichever triangle it belongs to.
+    let to_ray_space = |p: Vec3| {
+        let p = (p - setup.origin).to_array();
+        (p[X] - sx * p[Z], p[Y] - sy * p[Z], p[Z])
     };
-    let (ax, ay, az) = to_ray_space(&tri[0]);
-    let (bx, by, bz) = to_ray_space(&tri[1]);
-    let (cx, cy, cz) = to_ray_space(&tri[2]);
+    let (ax, ay, az) = to_ray_space(tri[0]);
+    let (bx, by, bz) = to_ray_space(tri[1]);
+    let (cx, cy, cz) = to_ray_space(tri[2]);
     // Edge functions e(P, Q) = Q.x·P.y − Q.y·P.x of edges bc, ca, ab at the 2D origin: the scaled
     // barycentric weights of a, b and c. f32 rounding is monotone, so a nonzero value has the exact
     // sign; only an exact zero is ambiguous, and is recomputed in f64, where products of two f32 are
     // exact. e(Q, P) is exactly −e(P, Q), so neighbours sharing an edge agree on its side.
-    let mut e = [cx * by - cy * bx, ax * cy - ay * cx, bx * ay - by * ax];
-    if e.contains(&0.0) {
-        e = exact_edge_functions([ax, bx, cx], [ay, by, cy]);
+    let (mut e0, mut e1, mut e2) = (cx * by - cy * bx, ax * cy - ay * cx, bx * ay - by * ax);
+    if (e0 == 0.0) | (e1 == 0.0) | (e2 == 0.0) {
+        [e0, e1, e2] = exact_edge_functions([ax, bx, cx], [ay, by, cy]);
     }
-    let [e0, e1, e2] = e;
     // Two-sided: all weights of one sign (zeros allowed). NaN fails both comparisons.
     let all_nonneg = (e0 >= 0.0) & (e1 >= 0.0) & (e2 >= 0.0);
     let all_nonpos = (e0 <= 0.0) & (e1 <= 0.0) & (e2 <= 0.0);
@@ -475,8 +499,8 @@ pub fn ray_triangle_with(setup: &RayTriangleSetup, max_t: f32, tri: &[Vec3; 3]) 
     if det == 0.0 {
         return None;
     }
-    // Scaled hit distance t·det = Σ e_i·z_i (z in ray space); compare against [0, max_t·|det|]
-    // without dividing, after flipping it by the sign of det.
+    // Scaled hit distance t·det = sz · Σ e_i·z_i; compare against [0, max_t·|det|] without dividing,
+    // after flipping it by the sign of det.
     let t_scaled = sz * (e0 * az + e1 * bz + e2 * cz);
     let sign = det.to_bits() & 0x8000_0000;
     let t_pos = f32::from_bits(t_scaled.to_bits() ^ sign);
@@ -838,4 +862,50 @@ mod tests {
             assert_eq!(ray_triangle_with(&setup, 10.0, &tri), ray_triangle(&r, 10.0, &tri));
         }
     }
+}
+
+/// TEMP bench
+#[inline]
+pub fn ray_triangle_indexed(ray: &Ray3, max_t: f32, tri: &[Vec3; 3]) -> Option<TriangleHit> {
+    let d = ray.dir;
+    let ad = d.abs();
+    let x_max = (ad.x >= ad.y) & (ad.x >= ad.z);
+    let y_max = !x_max & (ad.y >= ad.z);
+    let kz: usize = if x_max { 0 } else if y_max { 1 } else { 2 };
+    let kx = [1usize, 2, 0][kz];
+    let ky = [2usize, 0, 1][kz];
+    let dd = d.as_ref();
+    let inv = 1.0 / dd[kz];
+    let valid = checked_dir_len2(ray, 0.0).is_some();
+    let [sx, sy, sz] = if valid { [dd[kx] * inv, dd[ky] * inv, inv] } else { [f32::NAN; 3] };
+    let o = ray.origin.as_ref();
+    let (ox, oy, oz) = (o[kx], o[ky], o[kz]);
+    let to_ray_space = |p: &Vec3| {
+        let p = p.as_ref();
+        let z = p[kz] - oz;
+        ((p[kx] - ox) - sx * z, (p[ky] - oy) - sy * z, z)
+    };
+    let (ax, ay, az) = to_ray_space(&tri[0]);
+    let (bx, by, bz) = to_ray_space(&tri[1]);
+    let (cx, cy, cz) = to_ray_space(&tri[2]);
+    let (mut e0, mut e1, mut e2) = (cx * by - cy * bx, ax * cy - ay * cx, bx * ay - by * ax);
+    if (e0 == 0.0) | (e1 == 0.0) | (e2 == 0.0) {
+        [e0, e1, e2] = exact_edge_functions([ax, bx, cx], [ay, by, cy]);
+    }
+    let all_nonneg = (e0 >= 0.0) & (e1 >= 0.0) & (e2 >= 0.0);
+    let all_nonpos = (e0 <= 0.0) & (e1 <= 0.0) & (e2 <= 0.0);
+    let det = e0 + e1 + e2;
+    let t_scaled = sz * (e0 * az + e1 * bz + e2 * cz);
+    let sign = det.to_bits() & 0x8000_0000;
+    let t_pos = f32::from_bits(t_scaled.to_bits() ^ sign);
+    let ok = (all_nonneg | all_nonpos) & (det != 0.0) & (t_pos >= 0.0) & (t_pos <= max_t * det.abs());
+    if !ok {
+        return None;
+    }
+    let inv = det.recip();
+    let t = (t_scaled * inv + 0.0).min(max_t);
+    if !(det.abs() < f32::INFINITY && t < f32::INFINITY) || !has_area(tri) {
+        return None;
+    }
+    Some(TriangleHit { t, u: e1 * inv, v: e2 * inv, front: (det > 0.0) == (dd[kz] > 0.0) })
 }
