@@ -23,7 +23,13 @@ pub struct Row {
 impl Row {
     /// A row for a figure that is not a timing (e.g. bytes per triangle), where smaller is better:
     /// `speedup` is still `peer / kollide`, so above 1 means kollide is better.
-    pub fn figure(workload: &'static str, metric: &'static str, peer: &'static str, kollide: f64, peer_value: f64) -> Self {
+    pub fn figure(
+        workload: &'static str,
+        metric: &'static str,
+        peer: &'static str,
+        kollide: f64,
+        peer_value: f64,
+    ) -> Self {
         Self {
             workload,
             metric,

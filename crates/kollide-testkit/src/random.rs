@@ -14,11 +14,7 @@ pub fn rng(seed: u64) -> TestRng {
 
 /// A point with every coordinate uniform in `[-half, half)`.
 pub fn point3(rng: &mut TestRng, half: f32) -> Vec3 {
-    Vec3::new(
-        rng.random_range(-half..half),
-        rng.random_range(-half..half),
-        rng.random_range(-half..half),
-    )
+    Vec3::new(rng.random_range(-half..half), rng.random_range(-half..half), rng.random_range(-half..half))
 }
 
 /// A point with every coordinate uniform in `[-half, half)`.
@@ -43,46 +39,26 @@ pub fn rotation3(rng: &mut TestRng) -> Quat {
     let (u1, u2, u3): (f32, f32, f32) = (rng.random(), rng.random(), rng.random());
     let tau = std::f32::consts::TAU;
     let (a, b) = ((1.0 - u1).sqrt(), u1.sqrt());
-    Quat::from_xyzw(
-        a * (tau * u2).sin(),
-        a * (tau * u2).cos(),
-        b * (tau * u3).sin(),
-        b * (tau * u3).cos(),
-    )
-    .normalize()
+    Quat::from_xyzw(a * (tau * u2).sin(), a * (tau * u2).cos(), b * (tau * u3).sin(), b * (tau * u3).cos())
+        .normalize()
 }
 
 /// A triangle with vertices uniform in a cube of half-size `size` around `center`.
 pub fn triangle3(rng: &mut TestRng, center: Vec3, size: f32) -> [Vec3; 3] {
-    [
-        center + point3(rng, size),
-        center + point3(rng, size),
-        center + point3(rng, size),
-    ]
+    [center + point3(rng, size), center + point3(rng, size), center + point3(rng, size)]
 }
 
 /// A random affine map: rotation, non-uniform scale in `[0.2, 5]`, shear up to 0.5, an optional
 /// reflection, and a translation within `[-translation, translation)³`.
 pub fn affine3(rng: &mut TestRng, translation: f32) -> Affine3A {
-    let scale = Vec3::new(
-        rng.random_range(0.2..5.0),
-        rng.random_range(0.2..5.0),
-        rng.random_range(0.2..5.0),
-    );
+    let scale = Vec3::new(rng.random_range(0.2..5.0), rng.random_range(0.2..5.0), rng.random_range(0.2..5.0));
     let shear = Mat3::from_cols(
         Vec3::X,
         Vec3::new(rng.random_range(-0.5..0.5), 1.0, 0.0),
-        Vec3::new(
-            rng.random_range(-0.5..0.5),
-            rng.random_range(-0.5..0.5),
-            1.0,
-        ),
+        Vec3::new(rng.random_range(-0.5..0.5), rng.random_range(-0.5..0.5), 1.0),
     );
-    let reflect = if rng.random_bool(0.2) {
-        Mat3::from_diagonal(Vec3::new(-1.0, 1.0, 1.0))
-    } else {
-        Mat3::IDENTITY
-    };
+    let reflect =
+        if rng.random_bool(0.2) { Mat3::from_diagonal(Vec3::new(-1.0, 1.0, 1.0)) } else { Mat3::IDENTITY };
     let linear = Mat3::from_quat(rotation3(rng)) * shear * Mat3::from_diagonal(scale) * reflect;
     Affine3A::from_mat3_translation(linear, point3(rng, translation))
 }

@@ -93,20 +93,14 @@ pub fn point_triangle_distance(p: Vec3, t: &[Vec3; 3]) -> f64 {
     let seg = |a: DVec3, b: DVec3| {
         let ab = b - a;
         let len2 = ab.length_squared();
-        let s = if len2 > 0.0 {
-            ((p - a).dot(ab) / len2).clamp(0.0, 1.0)
-        } else {
-            0.0
-        };
+        let s = if len2 > 0.0 { ((p - a).dot(ab) / len2).clamp(0.0, 1.0) } else { 0.0 };
         (a + ab * s - p).length()
     };
     let mut best = seg(a, b).min(seg(b, c)).min(seg(c, a));
     let n = (b - a).cross(c - a);
     if n.length_squared() > 0.0 {
         let q = p - n * ((p - a).dot(n) / n.length_squared());
-        let inside = [(a, b), (b, c), (c, a)]
-            .iter()
-            .all(|&(u, v)| (v - u).cross(q - u).dot(n) >= 0.0);
+        let inside = [(a, b), (b, c), (c, a)].iter().all(|&(u, v)| (v - u).cross(q - u).dot(n) >= 0.0);
         if inside {
             best = best.min((q - p).length());
         }

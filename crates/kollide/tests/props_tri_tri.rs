@@ -1,9 +1,7 @@
 //! Property tests of the exact triangle/triangle test against independent SAT references.
 
 use kollide::math::{Quat, Vec3};
-use kollide::primitive::{
-    TriangleIntersection, intersect_triangle_triangle, test_triangle_triangle,
-};
+use kollide::primitive::{TriangleIntersection, intersect_triangle_triangle, test_triangle_triangle};
 use kollide_testkit::proptest_config;
 use kollide_testkit::reference_tri_tri::{
     point_triangle_distance, triangle_separation_margin, triangles_overlap_exact,
@@ -13,8 +11,8 @@ use proptest::prelude::*;
 /// Integer triangles in a small cube: many touching, coplanar and degenerate configurations,
 /// where the exact integer reference applies.
 fn int_triangle(range: i64) -> impl Strategy<Value = [glam::I64Vec3; 3]> {
-    let p = (-range..=range, -range..=range, -range..=range)
-        .prop_map(|(x, y, z)| glam::I64Vec3::new(x, y, z));
+    let p =
+        (-range..=range, -range..=range, -range..=range).prop_map(|(x, y, z)| glam::I64Vec3::new(x, y, z));
     [p.clone(), p.clone(), p]
 }
 
@@ -28,24 +26,9 @@ fn real_triangle() -> impl Strategy<Value = [Vec3; 3]> {
 }
 
 fn rigid() -> impl Strategy<Value = (Quat, Vec3)> {
-    (
-        -1.0f32..1.0,
-        -1.0f32..1.0,
-        -1.0f32..1.0,
-        -1.0f32..1.0,
-        -50.0f32..50.0,
-        -50.0f32..50.0,
-        -50.0f32..50.0,
-    )
-        .prop_filter("non-zero quaternion", |(x, y, z, w, ..)| {
-            x * x + y * y + z * z + w * w > 1e-3
-        })
-        .prop_map(|(x, y, z, w, tx, ty, tz)| {
-            (
-                Quat::from_xyzw(x, y, z, w).normalize(),
-                Vec3::new(tx, ty, tz),
-            )
-        })
+    (-1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0, -50.0f32..50.0, -50.0f32..50.0, -50.0f32..50.0)
+        .prop_filter("non-zero quaternion", |(x, y, z, w, ..)| x * x + y * y + z * z + w * w > 1e-3)
+        .prop_map(|(x, y, z, w, tx, ty, tz)| (Quat::from_xyzw(x, y, z, w).normalize(), Vec3::new(tx, ty, tz)))
 }
 
 /// Margin below which the f64 reference on real-valued inputs is not trusted.

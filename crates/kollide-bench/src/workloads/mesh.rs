@@ -179,7 +179,7 @@ fn sphere_overlap(data: Option<MeshData>, n: usize, seed: u64) -> Option<Box<dyn
     let spheres: Vec<Sphere> = (0..n)
         .map(|_| {
             let c = bounds.min + (random::point3(&mut rng, 0.5) + Vec3::splat(0.5)) * bounds.size();
-            Sphere::new(c, rng.random_range(0.005..0.05) * scale)
+            Sphere::new(c, rng.random_range(0.02..0.16) * scale)
         })
         .collect();
     let peer = spheres.iter().map(|s| (Pose::from_translation(s.center), Ball::new(s.radius))).collect();
@@ -198,8 +198,9 @@ fn point_closest(data: Option<MeshData>, n: usize, seed: u64) -> Option<Box<dyn 
     let (ours, theirs) = both(data?);
     let grown = ours.bounds().expanded(0.1 * ours.bounds().size().max_element());
     let mut rng = random::rng(seed);
-    let points: Vec<Vec3> =
-        (0..n).map(|_| grown.min + (random::point3(&mut rng, 0.5) + Vec3::splat(0.5)) * grown.size()).collect();
+    let points: Vec<Vec3> = (0..n)
+        .map(|_| grown.min + (random::point3(&mut rng, 0.5) + Vec3::splat(0.5)) * grown.size())
+        .collect();
     Some(Box::new(Batch::new(
         points.clone(),
         points,
@@ -216,12 +217,14 @@ fn scaled_instance(data: Option<MeshData>, n: usize, seed: u64) -> Option<Box<dy
     let (ours, theirs) = (Arc::new(ours), Arc::new(theirs));
     let mut rng = random::rng(seed);
     let scales: Vec<Vec3> = (0..n)
-        .map(|_| Vec3::new(rng.random_range(0.5..2.0), rng.random_range(0.5..2.0), rng.random_range(0.5..2.0)))
+        .map(|_| {
+            Vec3::new(rng.random_range(0.5..2.0), rng.random_range(0.5..2.0), rng.random_range(0.5..2.0))
+        })
         .collect();
     Some(Box::new(Batch::new(
         scales.clone(),
         scales,
-        move |s: &Vec3| MeshInstance::new(ours.clone(), Affine3A::from_scale(*s)).is_ok(),
-        move |s: &Vec3| (*theirs).clone().scaled(*s).indices().len() > 0,
+        move |s: &Vec3| MeshInstance::new(ours.clone(), Affine3A::from_scale(*s)).is_err(),
+        move |s: &Vec3| (*theirs).clone().scaled(*s).indices().is_empty(),
     )))
 }

@@ -23,9 +23,11 @@ pub struct Workload {
     pub items: usize,
     /// Items used by the unit test that checks kollide and the peer agree (small for heavy
     /// items such as whole-mesh builds).
+    #[cfg_attr(not(test), allow(dead_code))] // read by the agreement test only
     pub check_items: usize,
     /// Whether about half of the items should be hits (the unit test checks the rate); false for
     /// workloads without a hit/miss answer, such as builds.
+    #[cfg_attr(not(test), allow(dead_code))] // read by the agreement test only
     pub balanced: bool,
     /// Builds the inputs for both sides from a seed: `prepare(items, seed)`. `None` when the
     /// workload's data is missing (e.g. a mesh fetched by `scripts/fetch-meshes.sh`).

@@ -5,6 +5,7 @@ use super::build::{BinaryKind, BinaryNode, BinaryTree, BuildParams, BuildPrim, M
 use crate::bounds::Aabb3;
 use crate::math::Ray3;
 use glam::{BVec4A, Vec3, Vec3A, Vec4};
+use std::mem::MaybeUninit;
 use std::ops::Range;
 
 /// A node with up to four children. Lane `i` of the six box vectors is child `i`'s box.
@@ -14,7 +15,7 @@ use std::ops::Range;
 /// primitive count `1..=15` and the low 28 bits the first primitive (in leaf order) of a leaf.
 /// Empty slots have the box `[+∞, +∞]`, which no finite query reaches.
 #[derive(Clone, Copy, Debug)]
-#[repr(C, align(16))]
+#[repr(C, align(64))]
 pub struct Node4 {
     pub min_x: Vec4,
     pub min_y: Vec4,
@@ -318,10 +319,12 @@ impl Bvh3 {
     /// Best-first traversal: visits leaves in increasing order of a per-child key, skipping every
     /// child whose key exceeds the current limit.
     ///
-    /// `node_keys(node)` returns the keys of the four children (e.g. ray entry parameters or
-    /// squared distances) and the mask of children worth visiting at all under `limit`.
+    /// `node_keys(node, limit)` returns the keys of the four children (e.g. ray entry parameters
+    /// or squared distances) and the mask of children worth visiting at all under `limit`.
     /// `leaf(range, limit)` tests a leaf and returns a new, smaller limit if it found something.
     /// Returns the final limit if any leaf lowered it.
+    ///
+    /// The nearest child is descended into directly; only its siblings go on the stack.
     #[inline]
     pub fn traverse_ordered(
         &self,
@@ -334,31 +337,57 @@ impl Bvh3 {
         }
         let mut limit = limit;
         let mut found = false;
-        let mut stack = [(0u32, 0.0f32); STACK_SIZE];
-        let (keys, mask) = node_keys(&self.nodes[0], limit);
-        let mut len = push_sorted(&self.nodes[0], keys, mask, &mut stack, 0);
-        while len > 0 {
-            len -= 1;
-            let (code, key) = stack[len];
-            if key > limit {
-                continue;
+        let mut stack = TraversalStack::new();
+        let mut node = &self.nodes[0];
+        loop {
+            let (keys, mut mask) = node_keys(node, limit);
+            // The hit children, nearest first (insertion into at most four slots).
+            let mut hits = [(0u32, 0.0f32); 4];
+            let mut n = 0;
+            while mask != 0 {
+                let lane = mask.trailing_zeros() as usize;
+                mask &= mask - 1;
+                let item = (node.child[lane], keys[lane]);
+                if item.0 == 0 {
+                    continue;
+                }
+                let mut k = n;
+                while k > 0 && hits[k - 1].1 > item.1 {
+                    hits[k] = hits[k - 1];
+                    k -= 1;
+                }
+                hits[k] = item;
+                n += 1;
             }
-            match Child::decode(code) {
-                Child::Inner(index) => {
-                    let node = &self.nodes[index as usize];
-                    let (keys, mask) = node_keys(node, limit);
-                    len = push_sorted(node, keys, mask, &mut stack, len);
+            // Farther children wait on the stack, farthest deepest.
+            for &item in hits[1..n.max(1)].iter().rev() {
+                stack.push(item);
+            }
+            let mut next = if n > 0 { Some(hits[0]) } else { None };
+            // Leaves are tested as soon as they are the nearest candidate; then the stack is
+            // popped until an inner node within the limit comes up.
+            loop {
+                let Some((code, key)) = next.take().or_else(|| stack.pop()) else {
+                    return found.then_some(limit);
+                };
+                if key > limit {
+                    continue;
                 }
-                Child::Leaf { first, count } => {
-                    if let Some(t) = leaf(first..first + count, limit) {
-                        limit = t;
-                        found = true;
+                match Child::decode(code) {
+                    Child::Inner(index) => {
+                        node = &self.nodes[index as usize];
+                        break;
                     }
+                    Child::Leaf { first, count } => {
+                        if let Some(t) = leaf(first..first + count, limit) {
+                            limit = t;
+                            found = true;
+                        }
+                    }
+                    Child::Empty => {}
                 }
-                Child::Empty => {}
             }
         }
-        found.then_some(limit)
     }
 
     /// Front-to-back traversal for the closest ray hit: [`Bvh3::traverse_ordered`] keyed by the
@@ -375,35 +404,39 @@ impl Bvh3 {
     }
 }
 
-/// Pushes the children of `node` selected by `mask` onto `stack[len..]`, largest key first so that
-/// the smallest pops first; returns the new length.
-#[inline]
-fn push_sorted(
-    node: &Node4,
-    keys: Vec4,
-    mut mask: u32,
-    stack: &mut [(u32, f32); STACK_SIZE],
+/// The fixed-size stack of best-first traversals: `(child code, key)` pairs.
+///
+/// It lives on the call stack and is not zeroed: only slots below `len` are ever read, and each
+/// of them was written by `push` first. A tree is at most `MAX_DEPTH` levels deep and each level
+/// pushes at most three siblings, so `STACK_SIZE` slots always suffice; `push` checks the bound
+/// anyway and a violation is an internal bug that stops the program rather than corrupting memory.
+struct TraversalStack {
+    items: [MaybeUninit<(u32, f32)>; STACK_SIZE],
     len: usize,
-) -> usize {
-    let mut order = [(0u32, 0.0f32); 4];
-    let mut n = 0;
-    while mask != 0 {
-        let lane = mask.trailing_zeros() as usize;
-        mask &= mask - 1;
-        if node.child[lane] == 0 {
-            continue;
-        }
-        let item = (node.child[lane], keys[lane]);
-        let mut k = n;
-        while k > 0 && order[k - 1].1 < item.1 {
-            order[k] = order[k - 1];
-            k -= 1;
-        }
-        order[k] = item;
-        n += 1;
+}
+
+impl TraversalStack {
+    #[inline(always)]
+    fn new() -> Self {
+        Self { items: [const { MaybeUninit::uninit() }; STACK_SIZE], len: 0 }
     }
-    stack[len..len + n].copy_from_slice(&order[..n]);
-    len + n
+
+    #[inline(always)]
+    fn push(&mut self, item: (u32, f32)) {
+        self.items[self.len].write(item);
+        self.len += 1;
+    }
+
+    #[inline(always)]
+    fn pop(&mut self) -> Option<(u32, f32)> {
+        if self.len == 0 {
+            return None;
+        }
+        self.len -= 1;
+        // SAFETY: every slot below the old `len` was written by `push` and not moved out since
+        // (the pair is `Copy`).
+        Some(unsafe { self.items[self.len].assume_init() })
+    }
 }
 
 /// Collapses a binary tree into 4-wide nodes: each wide node takes a binary node's two children

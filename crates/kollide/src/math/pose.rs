@@ -28,36 +28,24 @@ impl Rot2 {
     /// Rotates `v` counter-clockwise by this rotation.
     #[inline]
     pub fn rotate(self, v: Vec2) -> Vec2 {
-        Vec2::new(
-            self.cos * v.x - self.sin * v.y,
-            self.sin * v.x + self.cos * v.y,
-        )
+        Vec2::new(self.cos * v.x - self.sin * v.y, self.sin * v.x + self.cos * v.y)
     }
 
     /// Rotates `v` by the inverse of this rotation.
     #[inline]
     pub fn inverse_rotate(self, v: Vec2) -> Vec2 {
-        Vec2::new(
-            self.cos * v.x + self.sin * v.y,
-            -self.sin * v.x + self.cos * v.y,
-        )
+        Vec2::new(self.cos * v.x + self.sin * v.y, -self.sin * v.x + self.cos * v.y)
     }
 
     /// The inverse rotation.
     #[inline]
     pub fn inverse(self) -> Self {
-        Self {
-            cos: self.cos,
-            sin: -self.sin,
-        }
+        Self { cos: self.cos, sin: -self.sin }
     }
 
     /// The rotation matrix (columns are the rotated x and y axes).
     pub fn to_mat2(self) -> Mat2 {
-        Mat2::from_cols(
-            Vec2::new(self.cos, self.sin),
-            Vec2::new(-self.sin, self.cos),
-        )
+        Mat2::from_cols(Vec2::new(self.cos, self.sin), Vec2::new(-self.sin, self.cos))
     }
 }
 
@@ -66,10 +54,7 @@ impl Mul for Rot2 {
     /// `a * b` applies `b` first, then `a`.
     #[inline]
     fn mul(self, rhs: Rot2) -> Rot2 {
-        Rot2 {
-            cos: self.cos * rhs.cos - self.sin * rhs.sin,
-            sin: self.sin * rhs.cos + self.cos * rhs.sin,
-        }
+        Rot2 { cos: self.cos * rhs.cos - self.sin * rhs.sin, sin: self.sin * rhs.cos + self.cos * rhs.sin }
     }
 }
 
@@ -81,16 +66,10 @@ pub struct Pose2 {
 }
 
 impl Pose2 {
-    pub const IDENTITY: Self = Self {
-        rotation: Rot2::IDENTITY,
-        translation: Vec2::ZERO,
-    };
+    pub const IDENTITY: Self = Self { rotation: Rot2::IDENTITY, translation: Vec2::ZERO };
 
     pub fn new(translation: Vec2, angle: f32) -> Self {
-        Self {
-            rotation: Rot2::from_angle(angle),
-            translation,
-        }
+        Self { rotation: Rot2::from_angle(angle), translation }
     }
 
     #[inline]
@@ -110,10 +89,7 @@ impl Pose2 {
 
     pub fn inverse(&self) -> Self {
         let rotation = self.rotation.inverse();
-        Self {
-            rotation,
-            translation: -rotation.rotate(self.translation),
-        }
+        Self { rotation, translation: -rotation.rotate(self.translation) }
     }
 
     pub fn to_affine(&self) -> Affine2 {
@@ -126,10 +102,7 @@ impl Mul for Pose2 {
     /// `a * b` places by `b` first, then by `a` (so `a_from_c = a_from_b * b_from_c`).
     #[inline]
     fn mul(self, rhs: Pose2) -> Pose2 {
-        Pose2 {
-            rotation: self.rotation * rhs.rotation,
-            translation: self.transform_point(rhs.translation),
-        }
+        Pose2 { rotation: self.rotation * rhs.rotation, translation: self.transform_point(rhs.translation) }
     }
 }
 
@@ -143,30 +116,18 @@ pub struct Pose3 {
 }
 
 impl Pose3 {
-    pub const IDENTITY: Self = Self {
-        rotation: Quat::IDENTITY,
-        translation: Vec3::ZERO,
-    };
+    pub const IDENTITY: Self = Self { rotation: Quat::IDENTITY, translation: Vec3::ZERO };
 
     pub fn new(translation: Vec3, rotation: Quat) -> Self {
-        Self {
-            rotation,
-            translation,
-        }
+        Self { rotation, translation }
     }
 
     pub fn from_translation(translation: Vec3) -> Self {
-        Self {
-            rotation: Quat::IDENTITY,
-            translation,
-        }
+        Self { rotation: Quat::IDENTITY, translation }
     }
 
     pub fn from_rotation(rotation: Quat) -> Self {
-        Self {
-            rotation,
-            translation: Vec3::ZERO,
-        }
+        Self { rotation, translation: Vec3::ZERO }
     }
 
     #[inline]
@@ -191,10 +152,7 @@ impl Pose3 {
 
     pub fn inverse(&self) -> Self {
         let rotation = self.rotation.inverse();
-        Self {
-            rotation,
-            translation: -(rotation * self.translation),
-        }
+        Self { rotation, translation: -(rotation * self.translation) }
     }
 
     /// The pose of `other` expressed in this pose's frame: `self⁻¹ · other`.
@@ -212,10 +170,7 @@ impl Mul for Pose3 {
     /// `a * b` places by `b` first, then by `a` (so `a_from_c = a_from_b * b_from_c`).
     #[inline]
     fn mul(self, rhs: Pose3) -> Pose3 {
-        Pose3 {
-            rotation: self.rotation * rhs.rotation,
-            translation: self.transform_point(rhs.translation),
-        }
+        Pose3 { rotation: self.rotation * rhs.rotation, translation: self.transform_point(rhs.translation) }
     }
 }
 
@@ -225,10 +180,8 @@ mod tests {
 
     #[test]
     fn pose3_inverse_round_trips() {
-        let pose = Pose3::new(
-            Vec3::new(1.0, -2.0, 3.0),
-            Quat::from_euler(glam::EulerRot::XYZ, 0.3, -1.1, 2.0),
-        );
+        let pose =
+            Pose3::new(Vec3::new(1.0, -2.0, 3.0), Quat::from_euler(glam::EulerRot::XYZ, 0.3, -1.1, 2.0));
         let p = Vec3::new(0.5, 4.0, -7.0);
         let back = pose.inverse().transform_point(pose.transform_point(p));
         assert!((back - p).length() < 1e-5);

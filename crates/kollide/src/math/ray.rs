@@ -18,10 +18,7 @@ impl Ray3 {
 
     /// The ray that covers the segment `a → b` for `t ∈ [0, 1]`.
     pub fn from_segment(a: Vec3, b: Vec3) -> Self {
-        Self {
-            origin: a,
-            dir: b - a,
-        }
+        Self { origin: a, dir: b - a }
     }
 
     /// The point at parameter `t`.
@@ -45,10 +42,7 @@ impl Ray2 {
 
     /// The ray that covers the segment `a → b` for `t ∈ [0, 1]`.
     pub fn from_segment(a: Vec2, b: Vec2) -> Self {
-        Self {
-            origin: a,
-            dir: b - a,
-        }
+        Self { origin: a, dir: b - a }
     }
 
     #[inline]

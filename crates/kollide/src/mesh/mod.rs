@@ -1,8 +1,8 @@
 //! Triangle meshes: [`TriMesh`] with its BVH, queries in mesh space, loading and topology.
 
+mod instance;
 #[cfg(feature = "io")]
 pub mod io;
-mod instance;
 mod query;
 mod topology;
 mod trimesh;

@@ -56,20 +56,13 @@ pub fn orient2d(a: Vec2, b: Vec2, c: Vec2) -> i32 {
 }
 
 fn orient2d_exact(a: Vec2, b: Vec2, c: Vec2) -> i32 {
-    let coord = |p: Vec2| robust::Coord {
-        x: p.x as f64,
-        y: p.y as f64,
-    };
+    let coord = |p: Vec2| robust::Coord { x: p.x as f64, y: p.y as f64 };
     sign_f64(robust::orient2d(coord(a), coord(b), coord(c)))
 }
 
 /// The exact orientation of `d` relative to the plane `a, b, c`, in this module's sign convention.
 pub(crate) fn orient3d_exact(a: Vec3, b: Vec3, c: Vec3, d: Vec3) -> i32 {
-    let coord = |p: Vec3| robust::Coord3D {
-        x: p.x as f64,
-        y: p.y as f64,
-        z: p.z as f64,
-    };
+    let coord = |p: Vec3| robust::Coord3D { x: p.x as f64, y: p.y as f64, z: p.z as f64 };
     // Shewchuk's orient3d is positive when `d` lies below the plane seen with a, b, c
     // counter-clockwise, that is opposite to (b - a) × (c - a): negate it.
     -sign_f64(robust::orient3d(coord(a), coord(b), coord(c), coord(d)))
@@ -209,11 +202,7 @@ mod tests {
 
     #[test]
     fn degenerate_planes_are_detected_exactly() {
-        let collinear = PlaneOrientation::new(
-            Vec3::ZERO,
-            Vec3::new(1.0, 2.0, 3.0),
-            Vec3::new(3.0, 6.0, 9.0),
-        );
+        let collinear = PlaneOrientation::new(Vec3::ZERO, Vec3::new(1.0, 2.0, 3.0), Vec3::new(3.0, 6.0, 9.0));
         assert!(collinear.is_degenerate());
         let thin = PlaneOrientation::new(
             Vec3::ZERO,
@@ -228,18 +217,9 @@ mod tests {
     #[test]
     fn huge_and_tiny_coordinates_do_not_overflow_the_sign() {
         let s = 1e30f32;
-        assert_eq!(
-            orient3d(Vec3::ZERO, Vec3::X * s, Vec3::Y * s, Vec3::Z * s),
-            1
-        );
+        assert_eq!(orient3d(Vec3::ZERO, Vec3::X * s, Vec3::Y * s, Vec3::Z * s), 1);
         let t = 1e-30f32;
-        assert_eq!(
-            orient3d(Vec3::ZERO, Vec3::X * t, Vec3::Y * t, Vec3::Z * t),
-            1
-        );
-        assert_eq!(
-            orient3d(Vec3::ZERO, Vec3::X * t, Vec3::Y * t, -Vec3::Z * t),
-            -1
-        );
+        assert_eq!(orient3d(Vec3::ZERO, Vec3::X * t, Vec3::Y * t, Vec3::Z * t), 1);
+        assert_eq!(orient3d(Vec3::ZERO, Vec3::X * t, Vec3::Y * t, -Vec3::Z * t), -1);
     }
 }

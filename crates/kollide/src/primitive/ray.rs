@@ -351,9 +351,10 @@ fn exact_cross(tri: &[Vec3; 3]) -> [f64; 3] {
 fn has_area(tri: &[Vec3; 3]) -> bool {
     let [a, b, c] = tri.map(Vec3A::from);
     let (e1, e2) = (b - a, c - a);
-    let n = e1.cross(e2);
-    let bound = (e1.yzx() * e2.zxy()).abs() + (e1.zxy() * e2.yzx()).abs();
-    n.abs().cmpgt(bound * (4.0 * f32::EPSILON)).any() || has_area_exact(tri)
+    // (e1 × e2)_i = p_i − q_i with p = e1.yzx · e2.zxy and q = e1.zxy · e2.yzx.
+    let p = e1.yzx() * e2.zxy();
+    let q = e1.zxy() * e2.yzx();
+    (p - q).abs().cmpgt((p.abs() + q.abs()) * (4.0 * f32::EPSILON)).any() || has_area_exact(tri)
 }
 
 /// [`has_area`] by Shewchuk's exact orientation predicates on the three coordinate planes.
@@ -401,13 +402,14 @@ impl RayTriangleSetup {
         } else {
             (Axis::Z, d.x, d.y, d.z)
         };
-        Self::with_axis(ray, kz, dx, dy, dz)
+        Self::with_axis(ray, kz, [dx, dy, dz], checked_dir_len2(ray, 0.0).is_some())
     }
 
+    /// The setup for dominant axis `kz` and the direction components `[dx, dy, dz]` in the order
+    /// `kx, ky, kz`; with `valid == false` every test fails.
     #[inline(always)]
-    fn with_axis(ray: &Ray3, kz: Axis, dx: f32, dy: f32, dz: f32) -> Self {
+    fn with_axis(ray: &Ray3, kz: Axis, [dx, dy, dz]: [f32; 3], valid: bool) -> Self {
         let inv = 1.0 / dz;
-        let valid = checked_dir_len2(ray, 0.0).is_some();
         Self {
             origin: ray.origin,
             kz,
@@ -437,19 +439,21 @@ impl RayTriangleSetup {
 /// [`ray_triangle_with`].
 #[inline]
 pub fn ray_triangle(ray: &Ray3, max_t: f32, tri: &[Vec3; 3]) -> Option<TriangleHit> {
-    // RayTriangleSetup::new and ray_triangle_with fused, so that the dominant axis is branched on
-    // once.
+    // RayTriangleSetup::new and ray_triangle_with fused: the dominant axis is branched on once, and
+    // the ray's validity is checked only on the hit path (an invalid ray that reaches it is
+    // rejected there; a zero direction already fails earlier, through NaN).
     let d = ray.dir;
     let ad = d.abs();
+    let check = Some(ray);
     if (ad.x >= ad.y) & (ad.x >= ad.z) {
-        let setup = RayTriangleSetup::with_axis(ray, Axis::X, d.y, d.z, d.x);
-        watertight::<1, 2, 0>(&setup, max_t, tri)
+        let setup = RayTriangleSetup::with_axis(ray, Axis::X, [d.y, d.z, d.x], true);
+        watertight::<1, 2, 0>(&setup, max_t, tri, check)
     } else if ad.y >= ad.z {
-        let setup = RayTriangleSetup::with_axis(ray, Axis::Y, d.z, d.x, d.y);
-        watertight::<2, 0, 1>(&setup, max_t, tri)
+        let setup = RayTriangleSetup::with_axis(ray, Axis::Y, [d.z, d.x, d.y], true);
+        watertight::<2, 0, 1>(&setup, max_t, tri, check)
     } else {
-        let setup = RayTriangleSetup::with_axis(ray, Axis::Z, d.x, d.y, d.z);
-        watertight::<0, 1, 2>(&setup, max_t, tri)
+        let setup = RayTriangleSetup::with_axis(ray, Axis::Z, [d.x, d.y, d.z], true);
+        watertight::<0, 1, 2>(&setup, max_t, tri, check)
     }
 }
 
@@ -457,18 +461,21 @@ pub fn ray_triangle(ray: &Ray3, max_t: f32, tri: &[Vec3; 3]) -> Option<TriangleH
 #[inline]
 pub fn ray_triangle_with(setup: &RayTriangleSetup, max_t: f32, tri: &[Vec3; 3]) -> Option<TriangleHit> {
     match setup.kz {
-        Axis::X => watertight::<1, 2, 0>(setup, max_t, tri),
-        Axis::Y => watertight::<2, 0, 1>(setup, max_t, tri),
-        Axis::Z => watertight::<0, 1, 2>(setup, max_t, tri),
+        Axis::X => watertight::<1, 2, 0>(setup, max_t, tri, None),
+        Axis::Y => watertight::<2, 0, 1>(setup, max_t, tri, None),
+        Axis::Z => watertight::<0, 1, 2>(setup, max_t, tri, None),
     }
 }
 
 /// The watertight test with the axis order `(X, Y, Z) = (kx, ky, kz)` fixed at compile time.
+/// `unchecked_ray` is the ray of a setup built without its validity check, to be checked on the hit
+/// path.
 #[inline(always)]
 fn watertight<const X: usize, const Y: usize, const Z: usize>(
     setup: &RayTriangleSetup,
     max_t: f32,
     tri: &[Vec3; 3],
+    unchecked_ray: Option<&Ray3>,
 ) -> Option<TriangleHit> {
     let [sx, sy, sz] = setup.shear;
     // Ray-space coordinates of a vertex: relative to the origin, sheared so that the ray becomes the
@@ -489,22 +496,18 @@ fn watertight<const X: usize, const Y: usize, const Z: usize>(
     if (e0 == 0.0) | (e1 == 0.0) | (e2 == 0.0) {
         [e0, e1, e2] = exact_edge_functions([ax, bx, cx], [ay, by, cy]);
     }
-    // Two-sided: all weights of one sign (zeros allowed). NaN fails both comparisons.
+    // Two-sided: all weights of one sign (zeros allowed), a nonzero determinant, and the scaled hit
+    // distance t·det = sz · Σ e_i·z_i within [0, max_t·|det|] after flipping it by the sign of det
+    // (no division). Evaluated together so that the caller sees one unpredictable branch, and
+    // written so that NaN rejects.
     let all_nonneg = (e0 >= 0.0) & (e1 >= 0.0) & (e2 >= 0.0);
     let all_nonpos = (e0 <= 0.0) & (e1 <= 0.0) & (e2 <= 0.0);
-    if !(all_nonneg | all_nonpos) {
-        return None;
-    }
     let det = e0 + e1 + e2;
-    if det == 0.0 {
-        return None;
-    }
-    // Scaled hit distance t·det = sz · Σ e_i·z_i; compare against [0, max_t·|det|] without dividing,
-    // after flipping it by the sign of det.
     let t_scaled = sz * (e0 * az + e1 * bz + e2 * cz);
     let sign = det.to_bits() & 0x8000_0000;
     let t_pos = f32::from_bits(t_scaled.to_bits() ^ sign);
-    if !(t_pos >= 0.0 && t_pos <= max_t * det.abs()) {
+    let in_range = (t_pos >= 0.0) & (t_pos <= max_t * det.abs());
+    if !((all_nonneg | all_nonpos) & (det != 0.0) & in_range) {
         return None;
     }
     // Hit path only. `+ 0.0` turns −0 into +0 and `min` absorbs the rounding. A finite det means
@@ -512,7 +515,10 @@ fn watertight<const X: usize, const Y: usize, const Z: usize>(
     // overflowed t and a degenerate triangle are rejected.
     let inv = det.recip();
     let t = (t_scaled * inv + 0.0).min(max_t);
-    if !(det.abs() < f32::INFINITY && t < f32::INFINITY) || !has_area(tri) {
+    if !(det.abs() < f32::INFINITY && t < f32::INFINITY)
+        || unchecked_ray.is_some_and(|ray| checked_dir_len2(ray, 0.0).is_none())
+        || !has_area(tri)
+    {
         return None;
     }
     Some(TriangleHit {
@@ -862,50 +868,4 @@ mod tests {
             assert_eq!(ray_triangle_with(&setup, 10.0, &tri), ray_triangle(&r, 10.0, &tri));
         }
     }
-}
-
-/// TEMP bench
-#[inline]
-pub fn ray_triangle_indexed(ray: &Ray3, max_t: f32, tri: &[Vec3; 3]) -> Option<TriangleHit> {
-    let d = ray.dir;
-    let ad = d.abs();
-    let x_max = (ad.x >= ad.y) & (ad.x >= ad.z);
-    let y_max = !x_max & (ad.y >= ad.z);
-    let kz: usize = if x_max { 0 } else if y_max { 1 } else { 2 };
-    let kx = [1usize, 2, 0][kz];
-    let ky = [2usize, 0, 1][kz];
-    let dd = d.as_ref();
-    let inv = 1.0 / dd[kz];
-    let valid = checked_dir_len2(ray, 0.0).is_some();
-    let [sx, sy, sz] = if valid { [dd[kx] * inv, dd[ky] * inv, inv] } else { [f32::NAN; 3] };
-    let o = ray.origin.as_ref();
-    let (ox, oy, oz) = (o[kx], o[ky], o[kz]);
-    let to_ray_space = |p: &Vec3| {
-        let p = p.as_ref();
-        let z = p[kz] - oz;
-        ((p[kx] - ox) - sx * z, (p[ky] - oy) - sy * z, z)
-    };
-    let (ax, ay, az) = to_ray_space(&tri[0]);
-    let (bx, by, bz) = to_ray_space(&tri[1]);
-    let (cx, cy, cz) = to_ray_space(&tri[2]);
-    let (mut e0, mut e1, mut e2) = (cx * by - cy * bx, ax * cy - ay * cx, bx * ay - by * ax);
-    if (e0 == 0.0) | (e1 == 0.0) | (e2 == 0.0) {
-        [e0, e1, e2] = exact_edge_functions([ax, bx, cx], [ay, by, cy]);
-    }
-    let all_nonneg = (e0 >= 0.0) & (e1 >= 0.0) & (e2 >= 0.0);
-    let all_nonpos = (e0 <= 0.0) & (e1 <= 0.0) & (e2 <= 0.0);
-    let det = e0 + e1 + e2;
-    let t_scaled = sz * (e0 * az + e1 * bz + e2 * cz);
-    let sign = det.to_bits() & 0x8000_0000;
-    let t_pos = f32::from_bits(t_scaled.to_bits() ^ sign);
-    let ok = (all_nonneg | all_nonpos) & (det != 0.0) & (t_pos >= 0.0) & (t_pos <= max_t * det.abs());
-    if !ok {
-        return None;
-    }
-    let inv = det.recip();
-    let t = (t_scaled * inv + 0.0).min(max_t);
-    if !(det.abs() < f32::INFINITY && t < f32::INFINITY) || !has_area(tri) {
-        return None;
-    }
-    Some(TriangleHit { t, u: e1 * inv, v: e2 * inv, front: (det > 0.0) == (dd[kz] > 0.0) })
 }

@@ -70,17 +70,10 @@ impl Crossing {
     fn segment(&self) -> TriangleIntersection {
         // Triangle 1 meets plane 2 in [i, j]: i on edge t1[0]–t1[1], j on edge t1[0]–t1[2].
         // The apex value is >= 0 and the others <= 0, never both zero, so each divisor is > 0.
-        let cut = |t: &[Vec3; 3], side: &[f32; 3], k: usize| {
-            t[0] + (t[k] - t[0]) * (side[0] / (side[0] - side[k]))
-        };
-        let (i, j) = (
-            cut(&self.t1, &self.t1_side, 1),
-            cut(&self.t1, &self.t1_side, 2),
-        );
-        let (k, l) = (
-            cut(&self.t2, &self.t2_side, 1),
-            cut(&self.t2, &self.t2_side, 2),
-        );
+        let cut =
+            |t: &[Vec3; 3], side: &[f32; 3], k: usize| t[0] + (t[k] - t[0]) * (side[0] / (side[0] - side[k]));
+        let (i, j) = (cut(&self.t1, &self.t1_side, 1), cut(&self.t1, &self.t1_side, 2));
+        let (k, l) = (cut(&self.t2, &self.t2_side, 1), cut(&self.t2, &self.t2_side, 2));
         // All four points lie on the line shared by the planes; order them by the coordinate along
         // which that line varies most (its direction's largest component), as Möller (1997) does.
         let n1 = (self.t1[1] - self.t1[0]).cross(self.t1[2] - self.t1[0]);
@@ -96,10 +89,7 @@ impl Crossing {
         } else {
             // The exact test found contact but rounding crossed the endpoints: they touch.
             let mid = 0.5 * (start + end);
-            TriangleIntersection::Segment {
-                start: mid,
-                end: mid,
-            }
+            TriangleIntersection::Segment { start: mid, end: mid }
         }
     }
 }
@@ -114,11 +104,7 @@ const fn apex_table() -> [(u8, i8); 27] {
     let mut table = [(0u8, 1i8); 27];
     let mut code = 0;
     while code < 27 {
-        let s = [
-            (code / 9) as i32 - 1,
-            ((code / 3) % 3) as i32 - 1,
-            (code % 3) as i32 - 1,
-        ];
+        let s = [(code / 9) as i32 - 1, ((code / 3) % 3) as i32 - 1, (code % 3) as i32 - 1];
         let (mut positive, mut negative) = (0, 0);
         let mut k = 0;
         while k < 3 {
@@ -168,21 +154,15 @@ fn arrange(t1: &[Vec3; 3], t2: &[Vec3; 3]) -> Arrangement {
         return Arrangement::Disjoint;
     }
     let plane2 = PlaneOrientation::new(t2[0], t2[1], t2[2]);
-    let (a0, a1, a2) = (
-        plane2.side_and_value(t1[0]),
-        plane2.side_and_value(t1[1]),
-        plane2.side_and_value(t1[2]),
-    );
+    let (a0, a1, a2) =
+        (plane2.side_and_value(t1[0]), plane2.side_and_value(t1[1]), plane2.side_and_value(t1[2]));
     let s1 = [a0.0, a1.0, a2.0];
     if one_side_strictly(s1) {
         return Arrangement::Disjoint;
     }
     let plane1 = PlaneOrientation::new(t1[0], t1[1], t1[2]);
-    let (b0, b1, b2) = (
-        plane1.side_and_value(t2[0]),
-        plane1.side_and_value(t2[1]),
-        plane1.side_and_value(t2[2]),
-    );
+    let (b0, b1, b2) =
+        (plane1.side_and_value(t2[0]), plane1.side_and_value(t2[1]), plane1.side_and_value(t2[2]));
     let s2 = [b0.0, b1.0, b2.0];
     if one_side_strictly(s2) {
         return Arrangement::Disjoint;
@@ -220,12 +200,7 @@ fn arrange(t1: &[Vec3; 3], t2: &[Vec3; 3]) -> Arrangement {
     if orient3d(p[0], p[1], q[0], q[1]) > 0 || orient3d(p[0], p[2], q[2], q[0]) > 0 {
         return Arrangement::Disjoint;
     }
-    Arrangement::Crossing(Crossing {
-        t1: p,
-        t1_side: p_side,
-        t2: q,
-        t2_side: q_side,
-    })
+    Arrangement::Crossing(Crossing { t1: p, t1_side: p_side, t2: q, t2_side: q_side })
 }
 
 /// The rare cases: coplanar triangles, or at least one degenerate triangle.
@@ -247,14 +222,9 @@ fn arrange_flat(
         (true, false) => degenerate_vs_triangle(t1, t2, plane2),
         (false, true) => degenerate_vs_triangle(t2, t1, plane1),
         (true, true) => {
-            let touch = edges(t1)
-                .iter()
-                .any(|&(a, b)| edges(t2).iter().any(|&(c, d)| segments_meet_3d(a, b, c, d)));
-            if touch {
-                Arrangement::Coplanar
-            } else {
-                Arrangement::Disjoint
-            }
+            let touch =
+                edges(t1).iter().any(|&(a, b)| edges(t2).iter().any(|&(c, d)| segments_meet_3d(a, b, c, d)));
+            if touch { Arrangement::Coplanar } else { Arrangement::Disjoint }
         }
     }
 }
@@ -265,11 +235,7 @@ fn edges(t: &[Vec3; 3]) -> [(Vec3, Vec3); 3] {
 
 /// A zero-area triangle (the union of its three edges, which covers the segment or point it
 /// collapses to) against a proper triangle.
-fn degenerate_vs_triangle(
-    flat: &[Vec3; 3],
-    tri: &[Vec3; 3],
-    plane: &PlaneOrientation,
-) -> Arrangement {
+fn degenerate_vs_triangle(flat: &[Vec3; 3], tri: &[Vec3; 3], plane: &PlaneOrientation) -> Arrangement {
     let axis = projection_axis(tri, plane);
     let mut in_plane_touch = false;
     for (a, b) in edges(flat) {
@@ -284,20 +250,13 @@ fn degenerate_vs_triangle(
         }
         // The segment crosses the plane in one point; the line through it meets the closed
         // triangle iff it passes on the same side of (or through) all three edge lines.
-        let o = [
-            orient3d(a, b, tri[0], tri[1]),
-            orient3d(a, b, tri[1], tri[2]),
-            orient3d(a, b, tri[2], tri[0]),
-        ];
+        let o =
+            [orient3d(a, b, tri[0], tri[1]), orient3d(a, b, tri[1], tri[2]), orient3d(a, b, tri[2], tri[0])];
         if o.iter().all(|&s| s >= 0) || o.iter().all(|&s| s <= 0) {
             return Arrangement::Point(a + (b - a) * (va / (va - vb)));
         }
     }
-    if in_plane_touch {
-        Arrangement::Coplanar
-    } else {
-        Arrangement::Disjoint
-    }
+    if in_plane_touch { Arrangement::Coplanar } else { Arrangement::Disjoint }
 }
 
 /// The coordinate to drop so that projecting `tri`'s plane onto the other two is one-to-one: one
@@ -307,11 +266,7 @@ fn projection_axis(tri: &[Vec3; 3], plane: &PlaneOrientation) -> usize {
     (0..3)
         .map(|i| (first + i) % 3)
         .find(|&axis| {
-            orient2d(
-                drop_axis(tri[0], axis),
-                drop_axis(tri[1], axis),
-                drop_axis(tri[2], axis),
-            ) != 0
+            orient2d(drop_axis(tri[0], axis), drop_axis(tri[1], axis), drop_axis(tri[2], axis)) != 0
         })
         .unwrap_or(first)
 }
@@ -321,8 +276,8 @@ fn coplanar_triangles_overlap(t1: &[Vec3; 3], t2: &[Vec3; 3], plane1: &PlaneOrie
     let p = t1.map(|v| drop_axis(v, axis));
     let q = t2.map(|v| drop_axis(v, axis));
     // Closed triangles in a plane overlap iff two edges meet or one contains a vertex of the other.
-    let edge_hit = (0..3)
-        .any(|i| (0..3).any(|j| segments_meet_2d(p[i], p[(i + 1) % 3], q[j], q[(j + 1) % 3])));
+    let edge_hit =
+        (0..3).any(|i| (0..3).any(|j| segments_meet_2d(p[i], p[(i + 1) % 3], q[j], q[(j + 1) % 3])));
     edge_hit || point_in_triangle_2d(p[0], &q) || point_in_triangle_2d(q[0], &p)
 }
 
@@ -334,11 +289,7 @@ fn segment_meets_triangle_2d(a: Vec3, b: Vec3, tri: &[Vec3; 3], axis: usize) -> 
 
 /// True if `p` lies in the closed, non-degenerate 2D triangle `t` (either winding).
 fn point_in_triangle_2d(p: Vec2, t: &[Vec2; 3]) -> bool {
-    let o = [
-        orient2d(t[0], t[1], p),
-        orient2d(t[1], t[2], p),
-        orient2d(t[2], t[0], p),
-    ];
+    let o = [orient2d(t[0], t[1], p), orient2d(t[1], t[2], p), orient2d(t[2], t[0], p)];
     o.iter().all(|&s| s >= 0) || o.iter().all(|&s| s <= 0)
 }
 
@@ -365,12 +316,7 @@ pub(crate) fn segments_meet_2d(a: Vec2, b: Vec2, c: Vec2, d: Vec2) -> bool {
 fn segments_meet_3d(a: Vec3, b: Vec3, c: Vec3, d: Vec3) -> bool {
     orient3d(a, b, c, d) == 0
         && (0..3).all(|axis| {
-            segments_meet_2d(
-                drop_axis(a, axis),
-                drop_axis(b, axis),
-                drop_axis(c, axis),
-                drop_axis(d, axis),
-            )
+            segments_meet_2d(drop_axis(a, axis), drop_axis(b, axis), drop_axis(c, axis), drop_axis(d, axis))
         })
 }
 
@@ -387,16 +333,10 @@ mod tests {
         let t1 = tri([-1.0, -1.0, 0.0], [2.0, -1.0, 0.0], [-1.0, 2.0, 0.0]);
         let t2 = tri([0.0, 0.0, -1.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]);
         assert!(test_triangle_triangle(&t1, &t2));
-        let Some(TriangleIntersection::Segment { start, end }) =
-            intersect_triangle_triangle(&t1, &t2)
-        else {
+        let Some(TriangleIntersection::Segment { start, end }) = intersect_triangle_triangle(&t1, &t2) else {
             panic!("expected a segment");
         };
-        let (lo, hi) = if start.x <= end.x {
-            (start, end)
-        } else {
-            (end, start)
-        };
+        let (lo, hi) = if start.x <= end.x { (start, end) } else { (end, start) };
         assert!(lo.abs_diff_eq(Vec3::ZERO, 1e-6), "{lo}");
         assert!(hi.abs_diff_eq(Vec3::X, 1e-6), "{hi}");
     }
@@ -411,10 +351,7 @@ mod tests {
         assert!(test_triangle_triangle(&t1, &vertex_touch));
         assert_eq!(
             intersect_triangle_triangle(&t1, &vertex_touch),
-            Some(TriangleIntersection::Segment {
-                start: Vec3::X,
-                end: Vec3::X
-            })
+            Some(TriangleIntersection::Segment { start: Vec3::X, end: Vec3::X })
         );
         // Edge-to-edge touch across a shared edge (a hinge).
         let hinge = tri([0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, -1.0, 1.0]);
@@ -431,19 +368,11 @@ mod tests {
         let crossing = tri([3.0, -1.0, 0.0], [3.0, 3.0, 0.0], [5.0, 1.0, 0.0]);
         let apart = tri([3.0, 3.0, 0.0], [5.0, 3.0, 0.0], [3.0, 5.0, 0.0]);
         let edge_touch = tri([2.0, 2.0, 0.0], [4.0, 4.0, 0.0], [4.0, 0.0, 0.0]);
-        for (other, expected) in [
-            (inside, true),
-            (crossing, true),
-            (apart, false),
-            (edge_touch, true),
-        ] {
+        for (other, expected) in [(inside, true), (crossing, true), (apart, false), (edge_touch, true)] {
             assert_eq!(test_triangle_triangle(&t1, &other), expected);
             assert_eq!(test_triangle_triangle(&other, &t1), expected);
         }
-        assert_eq!(
-            intersect_triangle_triangle(&t1, &inside),
-            Some(TriangleIntersection::Coplanar)
-        );
+        assert_eq!(intersect_triangle_triangle(&t1, &inside), Some(TriangleIntersection::Coplanar));
     }
 
     #[test]
