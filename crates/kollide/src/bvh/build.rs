@@ -9,6 +9,8 @@
 //! The build is iterative (an explicit task list, no recursion) and moves primitive records in
 //! place, so every pass over a node's primitives reads memory sequentially.
 
+use super::wide::{Bvh3, Child, MAX_PRIMITIVES, Node4};
+use crate::bounds::Aabb3;
 use glam::{Vec2, Vec3A};
 
 /// The vector operations the builder needs, for `Vec2` (2D) and `Vec3A` (3D).
@@ -349,6 +351,105 @@ fn split_with_bounds<V: BuildVector>(range: &[BuildPrim<V>], mid: usize) -> Spli
     let (left_min, left_max) = bounds_of(&range[..mid]);
     let (right_min, right_max) = bounds_of(&range[mid..]);
     Split { left_count: mid, left_min, left_max, right_min, right_max }
+}
+
+// ---- From the binary tree to the 4-wide [`Bvh3`] ----
+
+/// Build settings for [`Bvh3::build_with`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BvhSettings {
+    /// Most primitives per leaf, `1..=15`.
+    pub max_leaf_size: usize,
+    /// SAH cost of a node visit relative to one primitive test.
+    pub traversal_cost: f32,
+}
+
+impl Default for BvhSettings {
+    fn default() -> Self {
+        Self { max_leaf_size: 4, traversal_cost: 1.0 }
+    }
+}
+
+impl Bvh3 {
+    /// Builds the hierarchy over `boxes` with default settings.
+    ///
+    /// Boxes that are inverted or have a non-finite coordinate are left out (no query can reach
+    /// them); [`Bvh3::leaf_order`] then lists fewer primitives than `boxes` has. Only the first
+    /// [`MAX_PRIMITIVES`] boxes are used.
+    pub fn build(boxes: &[Aabb3]) -> Bvh3 {
+        Self::build_with(boxes, BvhSettings::default())
+    }
+
+    /// [`Bvh3::build`] with explicit settings (`max_leaf_size` is clamped to `1..=15`).
+    pub fn build_with(boxes: &[Aabb3], settings: BvhSettings) -> Bvh3 {
+        let mut prims: Vec<BuildPrim<Vec3A>> = boxes
+            .iter()
+            .take(MAX_PRIMITIVES)
+            .enumerate()
+            .filter(|(_, b)| b.is_valid())
+            .map(|(i, b)| BuildPrim { min: b.min.into(), max: b.max.into(), id: i as u32 })
+            .collect();
+        if prims.is_empty() {
+            return Bvh3::default();
+        }
+        let params = BuildParams {
+            max_leaf: settings.max_leaf_size.clamp(1, 15),
+            traversal_cost: settings.traversal_cost.max(0.0),
+        };
+        let tree = build_binary(&mut prims, params);
+        Bvh3 { nodes: collapse(&tree), leaf_order: tree.order }
+    }
+}
+
+/// Collapses a binary tree into 4-wide nodes: each wide node takes a binary node's two children
+/// and keeps replacing the inner child of largest surface area by its own two children until it
+/// has four children or only leaves.
+fn collapse(tree: &BinaryTree<Vec3A>) -> Vec<Node4> {
+    let binary = &tree.nodes;
+    let mut nodes = vec![Node4::EMPTY];
+    let root = binary[0];
+    if let BinaryKind::Leaf { first, count } = root.kind {
+        nodes[0].set_child(0, Child::Leaf { first, count }, root.min, root.max);
+    }
+    let BinaryKind::Inner { left: root_left } = root.kind else { return nodes };
+    // (left child of a binary inner node, the wide node it becomes)
+    let mut pending = vec![(root_left as usize, 0usize)];
+    while let Some((left, w)) = pending.pop() {
+        let mut children = [left, left + 1, 0, 0];
+        let mut n = 2;
+        while n < 4 {
+            let mut widest: Option<(usize, usize, f32)> = None;
+            for (k, &c) in children[..n].iter().enumerate() {
+                if let BinaryKind::Inner { left } = binary[c].kind {
+                    let area = half_area(&binary[c]);
+                    if widest.is_none_or(|(_, _, a)| area > a) {
+                        widest = Some((k, left as usize, area));
+                    }
+                }
+            }
+            let Some((k, grandchild, _)) = widest else { break };
+            children[k] = grandchild;
+            children[n] = grandchild + 1;
+            n += 1;
+        }
+        for (lane, &c) in children[..n].iter().enumerate() {
+            let child = match binary[c].kind {
+                BinaryKind::Leaf { first, count } => Child::Leaf { first, count },
+                BinaryKind::Inner { left } => {
+                    nodes.push(Node4::EMPTY);
+                    pending.push((left as usize, nodes.len() - 1));
+                    Child::Inner((nodes.len() - 1) as u32)
+                }
+            };
+            nodes[w].set_child(lane, child, binary[c].min, binary[c].max);
+        }
+    }
+    nodes
+}
+
+fn half_area(node: &BinaryNode<Vec3A>) -> f32 {
+    let d = node.max - node.min;
+    d.x * d.y + d.y * d.z + d.z * d.x
 }
 
 #[cfg(test)]

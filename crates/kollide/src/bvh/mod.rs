@@ -8,4 +8,5 @@
 mod build;
 mod wide;
 
-pub use wide::{Bvh3, BvhSettings, Child, MAX_PRIMITIVES, Node4, RayBoxSetup};
+pub use build::BvhSettings;
+pub use wide::{Bvh3, Child, MAX_PRIMITIVES, Node4, RayBoxSetup};

@@ -1,7 +1,7 @@
 //! The 4-wide 3D BVH: nodes hold their four children's boxes in SoA lanes so one SIMD step tests
 //! a query against all four.
 
-use super::build::{BinaryKind, BinaryNode, BinaryTree, BuildParams, BuildPrim, MAX_DEPTH, build_binary};
+use super::build::MAX_DEPTH;
 use crate::bounds::Aabb3;
 use crate::math::Ray3;
 use glam::{BVec4A, Vec3, Vec3A, Vec4};
@@ -58,7 +58,7 @@ impl Child {
         }
     }
 
-    fn encode(self) -> u32 {
+    pub(super) fn encode(self) -> u32 {
         match self {
             Child::Empty => 0,
             Child::Inner(index) => index,
@@ -68,7 +68,7 @@ impl Child {
 }
 
 impl Node4 {
-    const EMPTY: Node4 = Node4 {
+    pub(super) const EMPTY: Node4 = Node4 {
         min_x: Vec4::INFINITY,
         min_y: Vec4::INFINITY,
         min_z: Vec4::INFINITY,
@@ -87,7 +87,7 @@ impl Node4 {
         )
     }
 
-    fn set_child(&mut self, lane: usize, child: Child, min: Vec3A, max: Vec3A) {
+    pub(super) fn set_child(&mut self, lane: usize, child: Child, min: Vec3A, max: Vec3A) {
         self.min_x[lane] = min.x;
         self.min_y[lane] = min.y;
         self.min_z[lane] = min.z;
@@ -178,55 +178,11 @@ impl RayBoxSetup {
 /// store per-primitive data in leaf order and read a leaf as one contiguous run.
 #[derive(Clone, Debug, Default)]
 pub struct Bvh3 {
-    nodes: Vec<Node4>,
-    leaf_order: Vec<u32>,
-}
-
-/// Build settings for [`Bvh3::build_with`].
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct BvhSettings {
-    /// Most primitives per leaf, `1..=15`.
-    pub max_leaf_size: usize,
-    /// SAH cost of a node visit relative to one primitive test.
-    pub traversal_cost: f32,
-}
-
-impl Default for BvhSettings {
-    fn default() -> Self {
-        Self { max_leaf_size: 4, traversal_cost: 1.0 }
-    }
+    pub(super) nodes: Vec<Node4>,
+    pub(super) leaf_order: Vec<u32>,
 }
 
 impl Bvh3 {
-    /// Builds the hierarchy over `boxes` with default settings.
-    ///
-    /// Boxes that are inverted or have a non-finite coordinate are left out (no query can reach
-    /// them); [`Bvh3::leaf_order`] then lists fewer primitives than `boxes` has. Only the first
-    /// [`MAX_PRIMITIVES`] boxes are used.
-    pub fn build(boxes: &[Aabb3]) -> Bvh3 {
-        Self::build_with(boxes, BvhSettings::default())
-    }
-
-    /// [`Bvh3::build`] with explicit settings (`max_leaf_size` is clamped to `1..=15`).
-    pub fn build_with(boxes: &[Aabb3], settings: BvhSettings) -> Bvh3 {
-        let mut prims: Vec<BuildPrim<Vec3A>> = boxes
-            .iter()
-            .take(MAX_PRIMITIVES)
-            .enumerate()
-            .filter(|(_, b)| b.is_valid())
-            .map(|(i, b)| BuildPrim { min: b.min.into(), max: b.max.into(), id: i as u32 })
-            .collect();
-        if prims.is_empty() {
-            return Bvh3::default();
-        }
-        let params = BuildParams {
-            max_leaf: settings.max_leaf_size.clamp(1, 15),
-            traversal_cost: settings.traversal_cost.max(0.0),
-        };
-        let tree = build_binary(&mut prims, params);
-        Bvh3 { nodes: collapse(&tree), leaf_order: tree.order }
-    }
-
     /// True if the hierarchy holds no primitive.
     pub fn is_empty(&self) -> bool {
         self.nodes.is_empty()
@@ -437,57 +393,6 @@ impl TraversalStack {
         // (the pair is `Copy`).
         Some(unsafe { self.items[self.len].assume_init() })
     }
-}
-
-/// Collapses a binary tree into 4-wide nodes: each wide node takes a binary node's two children
-/// and keeps replacing the inner child of largest surface area by its own two children until it
-/// has four children or only leaves.
-fn collapse(tree: &BinaryTree<Vec3A>) -> Vec<Node4> {
-    let binary = &tree.nodes;
-    let mut nodes = vec![Node4::EMPTY];
-    let root = binary[0];
-    if let BinaryKind::Leaf { first, count } = root.kind {
-        nodes[0].set_child(0, Child::Leaf { first, count }, root.min, root.max);
-    }
-    let BinaryKind::Inner { left: root_left } = root.kind else { return nodes };
-    // (left child of a binary inner node, the wide node it becomes)
-    let mut pending = vec![(root_left as usize, 0usize)];
-    while let Some((left, w)) = pending.pop() {
-        let mut children = [left, left + 1, 0, 0];
-        let mut n = 2;
-        while n < 4 {
-            let mut widest: Option<(usize, usize, f32)> = None;
-            for (k, &c) in children[..n].iter().enumerate() {
-                if let BinaryKind::Inner { left } = binary[c].kind {
-                    let area = half_area(&binary[c]);
-                    if widest.is_none_or(|(_, _, a)| area > a) {
-                        widest = Some((k, left as usize, area));
-                    }
-                }
-            }
-            let Some((k, grandchild, _)) = widest else { break };
-            children[k] = grandchild;
-            children[n] = grandchild + 1;
-            n += 1;
-        }
-        for (lane, &c) in children[..n].iter().enumerate() {
-            let child = match binary[c].kind {
-                BinaryKind::Leaf { first, count } => Child::Leaf { first, count },
-                BinaryKind::Inner { left } => {
-                    nodes.push(Node4::EMPTY);
-                    pending.push((left as usize, nodes.len() - 1));
-                    Child::Inner((nodes.len() - 1) as u32)
-                }
-            };
-            nodes[w].set_child(lane, child, binary[c].min, binary[c].max);
-        }
-    }
-    nodes
-}
-
-fn half_area(node: &BinaryNode<Vec3A>) -> f32 {
-    let d = node.max - node.min;
-    d.x * d.y + d.y * d.z + d.z * d.x
 }
 
 #[cfg(test)]

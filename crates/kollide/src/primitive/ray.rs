@@ -496,18 +496,22 @@ fn watertight<const X: usize, const Y: usize, const Z: usize>(
     if (e0 == 0.0) | (e1 == 0.0) | (e2 == 0.0) {
         [e0, e1, e2] = exact_edge_functions([ax, bx, cx], [ay, by, cy]);
     }
-    // Two-sided: all weights of one sign (zeros allowed), a nonzero determinant, and the scaled hit
-    // distance t·det = sz · Σ e_i·z_i within [0, max_t·|det|] after flipping it by the sign of det
-    // (no division). Evaluated together so that the caller sees one unpredictable branch, and
-    // written so that NaN rejects.
+    // Two-sided: all weights of one sign (zeros allowed). NaN fails both comparisons.
     let all_nonneg = (e0 >= 0.0) & (e1 >= 0.0) & (e2 >= 0.0);
     let all_nonpos = (e0 <= 0.0) & (e1 <= 0.0) & (e2 <= 0.0);
+    if !(all_nonneg | all_nonpos) {
+        return None;
+    }
     let det = e0 + e1 + e2;
+    if det == 0.0 {
+        return None;
+    }
+    // Scaled hit distance t·det = sz · Σ e_i·z_i; compare against [0, max_t·|det|] without dividing,
+    // after flipping it by the sign of det.
     let t_scaled = sz * (e0 * az + e1 * bz + e2 * cz);
     let sign = det.to_bits() & 0x8000_0000;
     let t_pos = f32::from_bits(t_scaled.to_bits() ^ sign);
-    let in_range = (t_pos >= 0.0) & (t_pos <= max_t * det.abs());
-    if !((all_nonneg | all_nonpos) & (det != 0.0) & in_range) {
+    if !(t_pos >= 0.0 && t_pos <= max_t * det.abs()) {
         return None;
     }
     // Hit path only. `+ 0.0` turns −0 into +0 and `min` absorbs the rounding. A finite det means
