@@ -8,21 +8,18 @@ use glam::{BVec4A, Vec3, Vec3A, Vec4};
 use std::mem::MaybeUninit;
 use std::ops::Range;
 
-/// A node with up to four children. Lane `i` of the six box vectors is child `i`'s box.
+/// A node with up to four children, their boxes stored SoA: `bounds[axis]` holds the four
+/// children's minimum coordinates on `axis` and `bounds[3 + axis]` their maxima.
 ///
 /// `child[i]` encodes what the child is: `0` is an empty slot (the root, node 0, is nobody's
 /// child), a value below 2²⁸ is the index of an inner node, and otherwise the top four bits hold a
 /// primitive count `1..=15` and the low 28 bits the first primitive (in leaf order) of a leaf.
-/// Empty slots have the box `[+∞, +∞]`, which no finite query reaches.
+/// Empty slots have the box `[+∞, +∞]`, which no finite query reaches. 128 bytes, aligned to a
+/// cache-line pair.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
 pub struct Node4 {
-    pub min_x: Vec4,
-    pub min_y: Vec4,
-    pub min_z: Vec4,
-    pub max_x: Vec4,
-    pub max_y: Vec4,
-    pub max_z: Vec4,
+    pub bounds: [Vec4; 6],
     pub child: [u32; 4],
 }
 
@@ -68,32 +65,23 @@ impl Child {
 }
 
 impl Node4 {
-    pub(super) const EMPTY: Node4 = Node4 {
-        min_x: Vec4::INFINITY,
-        min_y: Vec4::INFINITY,
-        min_z: Vec4::INFINITY,
-        max_x: Vec4::INFINITY,
-        max_y: Vec4::INFINITY,
-        max_z: Vec4::INFINITY,
-        child: [0; 4],
-    };
+    pub(super) const EMPTY: Node4 = Node4 { bounds: [Vec4::INFINITY; 6], child: [0; 4] };
 
     /// The box of child `lane`.
     #[inline]
     pub fn child_box(&self, lane: usize) -> Aabb3 {
+        let b = &self.bounds;
         Aabb3::new(
-            Vec3::new(self.min_x[lane], self.min_y[lane], self.min_z[lane]),
-            Vec3::new(self.max_x[lane], self.max_y[lane], self.max_z[lane]),
+            Vec3::new(b[0][lane], b[1][lane], b[2][lane]),
+            Vec3::new(b[3][lane], b[4][lane], b[5][lane]),
         )
     }
 
     pub(super) fn set_child(&mut self, lane: usize, child: Child, min: Vec3A, max: Vec3A) {
-        self.min_x[lane] = min.x;
-        self.min_y[lane] = min.y;
-        self.min_z[lane] = min.z;
-        self.max_x[lane] = max.x;
-        self.max_y[lane] = max.y;
-        self.max_z[lane] = max.z;
+        for axis in 0..3 {
+            self.bounds[axis][lane] = min[axis];
+            self.bounds[3 + axis][lane] = max[axis];
+        }
         self.child[lane] = child.encode();
     }
 
@@ -107,12 +95,13 @@ impl Node4 {
     /// Lanes whose box overlaps the closed box `[min, max]`, as a 4-bit mask.
     #[inline]
     pub fn overlap_mask(&self, min: Vec3, max: Vec3) -> u32 {
-        let overlap = self.min_x.cmple(Vec4::splat(max.x))
-            & self.max_x.cmpge(Vec4::splat(min.x))
-            & self.min_y.cmple(Vec4::splat(max.y))
-            & self.max_y.cmpge(Vec4::splat(min.y))
-            & self.min_z.cmple(Vec4::splat(max.z))
-            & self.max_z.cmpge(Vec4::splat(min.z));
+        let b = &self.bounds;
+        let overlap = b[0].cmple(Vec4::splat(max.x))
+            & b[3].cmpge(Vec4::splat(min.x))
+            & b[1].cmple(Vec4::splat(max.y))
+            & b[4].cmpge(Vec4::splat(min.y))
+            & b[2].cmple(Vec4::splat(max.z))
+            & b[5].cmpge(Vec4::splat(min.z));
         overlap.bitmask()
     }
 
@@ -123,24 +112,26 @@ impl Node4 {
             let x = Vec4::splat(x);
             (lo - x).max(x - hi).max(Vec4::ZERO)
         };
-        let dx = axis(self.min_x, self.max_x, p.x);
-        let dy = axis(self.min_y, self.max_y, p.y);
-        let dz = axis(self.min_z, self.max_z, p.z);
+        let b = &self.bounds;
+        let dx = axis(b[0], b[3], p.x);
+        let dy = axis(b[1], b[4], p.y);
+        let dz = axis(b[2], b[5], p.z);
         dx * dx + dy * dy + dz * dz
     }
 
     /// Slab test of a ray against the four child boxes: the entry parameters and the mask of lanes
     /// hit within `[0, max_t]`.
+    ///
+    /// Per axis the ray enters through the plane it meets first (the minimum for a positive
+    /// direction, the maximum for a negative one) and leaves through the other, so no per-lane
+    /// min/max is needed (Williams et al., "An Efficient and Robust Ray–Box Intersection
+    /// Algorithm", JGT 2005).
     #[inline]
     pub fn ray_entry(&self, ray: &RayBoxSetup, max_t: f32) -> (Vec4, u32) {
-        let tx0 = self.min_x * ray.inv_dir[0] - ray.origin_scaled[0];
-        let tx1 = self.max_x * ray.inv_dir[0] - ray.origin_scaled[0];
-        let ty0 = self.min_y * ray.inv_dir[1] - ray.origin_scaled[1];
-        let ty1 = self.max_y * ray.inv_dir[1] - ray.origin_scaled[1];
-        let tz0 = self.min_z * ray.inv_dir[2] - ray.origin_scaled[2];
-        let tz1 = self.max_z * ray.inv_dir[2] - ray.origin_scaled[2];
-        let enter = tx0.min(tx1).max(ty0.min(ty1)).max(tz0.min(tz1)).max(Vec4::ZERO);
-        let exit = tx0.max(tx1).min(ty0.max(ty1)).min(tz0.max(tz1)).min(Vec4::splat(max_t));
+        let b = &self.bounds;
+        let t = |plane: usize, axis: usize| b[plane] * ray.inv_dir[axis] - ray.origin_scaled[axis];
+        let enter = t(ray.near[0], 0).max(t(ray.near[1], 1)).max(t(ray.near[2], 2).max(Vec4::ZERO));
+        let exit = t(ray.far[0], 0).min(t(ray.far[1], 1)).min(t(ray.far[2], 2).min(Vec4::splat(max_t)));
         let hit: BVec4A = enter.cmple(exit);
         (enter, hit.bitmask())
     }
@@ -156,6 +147,10 @@ impl Node4 {
 pub struct RayBoxSetup {
     inv_dir: [Vec4; 3],
     origin_scaled: [Vec4; 3],
+    /// Per axis, the index into [`Node4::bounds`] of the plane the ray enters through, and of the
+    /// one it leaves through.
+    near: [usize; 3],
+    far: [usize; 3],
 }
 
 impl RayBoxSetup {
@@ -163,9 +158,13 @@ impl RayBoxSetup {
         let tiny = |d: f32| if d.abs() < 1e-30 { 1e-30f32.copysign(d) } else { d };
         let inv = Vec3::new(1.0 / tiny(ray.dir.x), 1.0 / tiny(ray.dir.y), 1.0 / tiny(ray.dir.z));
         let scaled = ray.origin * inv;
+        let near = |axis: usize| if inv[axis] >= 0.0 { axis } else { 3 + axis };
+        let far = |axis: usize| if inv[axis] >= 0.0 { 3 + axis } else { axis };
         Self {
             inv_dir: [Vec4::splat(inv.x), Vec4::splat(inv.y), Vec4::splat(inv.z)],
             origin_scaled: [Vec4::splat(scaled.x), Vec4::splat(scaled.y), Vec4::splat(scaled.z)],
+            near: [near(0), near(1), near(2)],
+            far: [far(0), far(1), far(2)],
         }
     }
 }
@@ -296,30 +295,40 @@ impl Bvh3 {
         let mut stack = TraversalStack::new();
         let mut node = &self.nodes[0];
         loop {
-            let (keys, mut mask) = node_keys(node, limit);
-            // The hit children, nearest first (insertion into at most four slots).
-            let mut hits = [(0u32, 0.0f32); 4];
-            let mut n = 0;
-            while mask != 0 {
+            let (keys, mask) = node_keys(node, limit);
+            let next = if mask == 0 {
+                None
+            } else if mask & (mask - 1) == 0 {
+                // One child (the common case deep in the tree): descend, no sorting.
                 let lane = mask.trailing_zeros() as usize;
-                mask &= mask - 1;
-                let item = (node.child[lane], keys[lane]);
-                if item.0 == 0 {
-                    continue;
+                Some((node.child[lane], keys[lane]))
+            } else {
+                {
+                    // Sort the hit children near to far (at most four: insertion), push all but
+                    // the nearest, farthest deepest.
+                    let keys = keys.to_array();
+                    let mut hits = [(0u32, 0.0f32); 4];
+                    let mut n = 0;
+                    let mut rest = mask;
+                    while rest != 0 {
+                        let lane = rest.trailing_zeros() as usize;
+                        rest &= rest - 1;
+                        let item = (node.child[lane], keys[lane]);
+                        let mut k = n;
+                        while k > 0 && hits[k - 1].1 > item.1 {
+                            hits[k] = hits[k - 1];
+                            k -= 1;
+                        }
+                        hits[k] = item;
+                        n += 1;
+                    }
+                    for &item in hits[1..n].iter().rev() {
+                        stack.push(item);
+                    }
+                    Some(hits[0])
                 }
-                let mut k = n;
-                while k > 0 && hits[k - 1].1 > item.1 {
-                    hits[k] = hits[k - 1];
-                    k -= 1;
-                }
-                hits[k] = item;
-                n += 1;
-            }
-            // Farther children wait on the stack, farthest deepest.
-            for &item in hits[1..n.max(1)].iter().rev() {
-                stack.push(item);
-            }
-            let mut next = if n > 0 { Some(hits[0]) } else { None };
+            };
+            let mut next = next;
             // Leaves are tested as soon as they are the nearest candidate; then the stack is
             // popped until an inner node within the limit comes up.
             loop {
