@@ -453,6 +453,9 @@ fn triangle_case(seed: u64) -> CaseResult {
     let mut rng = rng(seed);
     let c = random_triangle_case(&mut rng);
     let got = cast_triangle(&c);
+    // The fused single-ray path and the per-ray setup path agree bit for bit.
+    let with = ray_triangle_with(&RayTriangleSetup::new(&c.ray), c.max_t, &c.tri);
+    prop_assert_eq!(ray_triangle(&c.ray, c.max_t, &c.tri), with);
     if let Some(h) = got {
         prop_assert!(h.t >= 0.0 && h.t <= c.max_t);
         prop_assert!(h.u >= 0.0 && h.v >= 0.0 && h.u + h.v <= 1.0 + 1e-6, "{h:?}");
@@ -883,6 +886,8 @@ fn bad_input_case(seed: u64) -> Result<(), TestCaseError> {
     check(ray_obb(&ray, max_t, &obb))?; // axes need not be orthonormal here
     check(ray_capsule(&ray, max_t, wild3(&mut rng), wild3(&mut rng), wild(&mut rng)))?;
     let tri = [wild3(&mut rng), wild3(&mut rng), wild3(&mut rng)];
+    let with = ray_triangle_with(&RayTriangleSetup::new(&ray), max_t, &tri);
+    prop_assert_eq!(ray_triangle(&ray, max_t, &tri).map(|h| h.t.to_bits()), with.map(|h| h.t.to_bits()));
     if let Some(h) = ray_triangle(&ray, max_t, &tri) {
         prop_assert!(!nan_ray && tri.iter().all(|p| p.is_finite()));
         prop_assert!(h.t >= 0.0 && h.t <= max_t && h.t.is_finite(), "{h:?}");

@@ -4,6 +4,7 @@
 //! each made with [`time_tests`]. To add a scene, write it in its own module and append it to
 //! [`SCENES`].
 
+mod asteroids;
 mod primitives;
 
 use std::hint::black_box;
@@ -48,7 +49,7 @@ pub struct Scene {
 }
 
 /// Every scene, in the order `kollide demo` runs them.
-pub const SCENES: &[Scene] = &[primitives::SCENE];
+pub const SCENES: &[Scene] = &[primitives::SCENE, asteroids::SCENE];
 
 /// The outcome of timing one kind of test over a batch of inputs.
 #[derive(Clone, Debug)]

@@ -1,37 +1,97 @@
-//! Binned SAH construction of a binary BVH, generic over the dimension.
+//! SAH construction of a 4-wide BVH, generic over the dimension.
 //!
-//! Each primitive is a box; it goes entirely to the side of the split its box center falls on, so
-//! every primitive ends up in exactly one leaf (no duplication, seed 000). Split candidates are the
-//! planes between `BIN_COUNT` equal bins of the center range on every axis, scored by the surface
-//! area heuristic (MacDonald and Booth 1990; binning after Wald, "On fast Construction of SAH-based
-//! Bounding Volume Hierarchies", 2007).
+//! Each primitive is a box; it goes entirely to the side of a split its box center falls on, so
+//! every primitive ends up in exactly one leaf (no duplication, seed 000). Splits minimise the
+//! surface area heuristic (MacDonald and Booth 1990):
 //!
-//! The build is iterative (an explicit task list, no recursion) and moves primitive records in
-//! place, so every pass over a node's primitives reads memory sequentially.
+//! - large ranges are binned: the candidate planes lie between [`BIN_COUNT`] equal bins of the
+//!   center range on every axis (Wald, "On fast Construction of SAH-based Bounding Volume
+//!   Hierarchies", 2007), with fewer bins for mid-sized ranges;
+//! - small ranges ([`EXACT_MAX`] primitives or fewer) are sorted along each axis and every split
+//!   between consecutive primitives is scored, which is the exact SAH sweep;
+//! - past [`SAH_DEPTH`] levels ranges are split at the median, which bounds the depth.
+//!
+//! Work per binned range is two passes over its primitives: one fills the bins, one partitions.
+//! The children's boxes come from the bins of the chosen plane, and the bounds of the children's
+//! centers are gathered while partitioning, so no further pass is needed.
+//!
+//! The wide nodes are assembled while splitting, as a binary-to-wide collapse would do it: a wide
+//! node starts from one binary split of its range and keeps splitting the child of largest
+//! surface area that is not a leaf until it has four children. No binary tree is stored.
+//!
+//! The build is iterative (an explicit task list, no recursion) and moves the packed primitive
+//! records in place, so every pass over a range reads memory sequentially.
 
 use super::wide::{Bvh3, Child, MAX_PRIMITIVES, Node4};
 use crate::bounds::Aabb3;
-use glam::{Vec2, Vec3A};
+use glam::{Vec2, Vec3A, Vec4};
 
-/// The vector operations the builder needs, for `Vec2` (2D) and `Vec3A` (3D).
+/// The vector operations the builder needs, for `Vec2` (2D) and `Vec3A` (3D), and the packed
+/// record of one primitive during the build.
 pub(crate) trait BuildVector: Copy + Send + Sync + 'static {
     const DIM: usize;
     const INFINITY: Self;
     const NEG_INFINITY: Self;
+    /// A primitive's box and id, packed as small as the dimension allows.
+    type Prim: Copy + Send + Sync;
+    /// Packs a box and an id below [`MAX_PRIMITIVES`].
+    fn pack(min: Self, max: Self, id: u32) -> Self::Prim;
+    fn prim_min(p: &Self::Prim) -> Self;
+    fn prim_max(p: &Self::Prim) -> Self;
+    fn prim_id(p: &Self::Prim) -> u32;
+    /// Twice the center of the primitive's box (the factor cancels everywhere it is used).
+    fn prim_center2(p: &Self::Prim) -> Self;
     fn min(self, other: Self) -> Self;
     fn max(self, other: Self) -> Self;
-    fn add(self, other: Self) -> Self;
     fn sub(self, other: Self) -> Self;
+    fn mul(self, other: Self) -> Self;
     fn axis(self, axis: usize) -> f32;
+    /// Per axis, `bins · (1 − 1e-6) / extent` where `extent > 0`, else `0`: multiplying a center
+    /// offset in `[0, extent]` by it gives a bin coordinate in `[0, bins)`.
+    fn bin_scale(extent: Self, bins: usize) -> Self;
     /// The SAH cost measure of the box `[min, max]`: half its surface area (3D) or perimeter (2D);
     /// zero for an inverted box.
     fn half_area(min: Self, max: Self) -> f32;
+}
+
+/// The spare fourth lane of a 3D record's `min` holds the id as the bits `ID_TAG | id`: for ids
+/// below 2²⁸ that is a normal float in `[2, 2³³)`, so arithmetic that the SIMD lanes do on it
+/// alongside x, y and z (and then ignore) never meets a NaN or a denormal.
+const ID_TAG: u32 = 0x4000_0000;
+
+/// The 3D build record: 32 bytes, the box with the id in the spare lane (see [`ID_TAG`]); `max.w`
+/// is zero.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Prim3 {
+    min: Vec4,
+    max: Vec4,
 }
 
 impl BuildVector for Vec3A {
     const DIM: usize = 3;
     const INFINITY: Self = Vec3A::INFINITY;
     const NEG_INFINITY: Self = Vec3A::NEG_INFINITY;
+    type Prim = Prim3;
+    #[inline]
+    fn pack(min: Self, max: Self, id: u32) -> Prim3 {
+        Prim3 { min: min.extend(f32::from_bits(ID_TAG | id)), max: max.extend(0.0) }
+    }
+    #[inline]
+    fn prim_min(p: &Prim3) -> Self {
+        Vec3A::from_vec4(p.min)
+    }
+    #[inline]
+    fn prim_max(p: &Prim3) -> Self {
+        Vec3A::from_vec4(p.max)
+    }
+    #[inline]
+    fn prim_id(p: &Prim3) -> u32 {
+        p.min.w.to_bits() & !ID_TAG
+    }
+    #[inline]
+    fn prim_center2(p: &Prim3) -> Self {
+        Vec3A::from_vec4(p.min + p.max)
+    }
     #[inline]
     fn min(self, other: Self) -> Self {
         Vec3A::min(self, other)
@@ -41,16 +101,21 @@ impl BuildVector for Vec3A {
         Vec3A::max(self, other)
     }
     #[inline]
-    fn add(self, other: Self) -> Self {
-        self + other
-    }
-    #[inline]
     fn sub(self, other: Self) -> Self {
         self - other
     }
     #[inline]
+    fn mul(self, other: Self) -> Self {
+        self * other
+    }
+    #[inline]
     fn axis(self, axis: usize) -> f32 {
         self[axis]
+    }
+    #[inline]
+    fn bin_scale(extent: Self, bins: usize) -> Self {
+        let scale = Vec3A::splat(bins as f32 * (1.0 - 1e-6)) / extent;
+        Vec3A::select(extent.cmpgt(Vec3A::ZERO), scale, Vec3A::ZERO)
     }
     #[inline]
     fn half_area(min: Self, max: Self) -> f32 {
@@ -59,10 +124,39 @@ impl BuildVector for Vec3A {
     }
 }
 
+/// The 2D build record.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Prim2 {
+    min: Vec2,
+    max: Vec2,
+    id: u32,
+}
+
 impl BuildVector for Vec2 {
     const DIM: usize = 2;
     const INFINITY: Self = Vec2::INFINITY;
     const NEG_INFINITY: Self = Vec2::NEG_INFINITY;
+    type Prim = Prim2;
+    #[inline]
+    fn pack(min: Self, max: Self, id: u32) -> Prim2 {
+        Prim2 { min, max, id }
+    }
+    #[inline]
+    fn prim_min(p: &Prim2) -> Self {
+        p.min
+    }
+    #[inline]
+    fn prim_max(p: &Prim2) -> Self {
+        p.max
+    }
+    #[inline]
+    fn prim_id(p: &Prim2) -> u32 {
+        p.id
+    }
+    #[inline]
+    fn prim_center2(p: &Prim2) -> Self {
+        p.min + p.max
+    }
     #[inline]
     fn min(self, other: Self) -> Self {
         Vec2::min(self, other)
@@ -72,16 +166,21 @@ impl BuildVector for Vec2 {
         Vec2::max(self, other)
     }
     #[inline]
-    fn add(self, other: Self) -> Self {
-        self + other
-    }
-    #[inline]
     fn sub(self, other: Self) -> Self {
         self - other
     }
     #[inline]
+    fn mul(self, other: Self) -> Self {
+        self * other
+    }
+    #[inline]
     fn axis(self, axis: usize) -> f32 {
         self[axis]
+    }
+    #[inline]
+    fn bin_scale(extent: Self, bins: usize) -> Self {
+        let scale = Vec2::splat(bins as f32 * (1.0 - 1e-6)) / extent;
+        Vec2::select(extent.cmpgt(Vec2::ZERO), scale, Vec2::ZERO)
     }
     #[inline]
     fn half_area(min: Self, max: Self) -> f32 {
@@ -90,270 +189,504 @@ impl BuildVector for Vec2 {
     }
 }
 
-/// One primitive during the build: its box and its caller-given id.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct BuildPrim<V> {
-    pub min: V,
-    pub max: V,
-    pub id: u32,
+/// A wide node the builder fills: up to four children, each with its box.
+pub(crate) trait WideNode<V>: Copy {
+    /// A node with four empty slots.
+    const EMPTY: Self;
+    fn set_child(&mut self, lane: usize, child: Child, min: V, max: V);
 }
 
-impl<V: BuildVector> BuildPrim<V> {
+impl WideNode<Vec3A> for Node4 {
+    const EMPTY: Self = Node4::EMPTY;
     #[inline]
-    fn center2(&self) -> V {
-        // Twice the center; the factor cancels in binning.
-        self.min.add(self.max)
+    fn set_child(&mut self, lane: usize, child: Child, min: Vec3A, max: Vec3A) {
+        Node4::set_child(self, lane, child, min, max);
     }
-}
-
-/// A node of the binary tree: a box and either two children or a run of primitives.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct BinaryNode<V> {
-    pub min: V,
-    pub max: V,
-    pub kind: BinaryKind,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum BinaryKind {
-    /// Children at `left` and `left + 1`.
-    Inner { left: u32 },
-    /// Primitives `first .. first + count` of [`BinaryTree::order`].
-    Leaf { first: u32, count: u32 },
-}
-
-/// A binary BVH: nodes (root at 0) and the primitive ids in leaf order.
-pub(crate) struct BinaryTree<V> {
-    pub nodes: Vec<BinaryNode<V>>,
-    pub order: Vec<u32>,
 }
 
 /// Build parameters.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct BuildParams {
-    /// A node with more primitives than this is always split.
+    /// A range with more primitives than this is always split; `1..=15`.
     pub max_leaf: usize,
     /// SAH cost of visiting a node, relative to one primitive test.
     pub traversal_cost: f32,
 }
 
+/// Bins per axis for large ranges. Wald (2007) finds 16 bins within a few percent of the full
+/// SAH sweep.
 const BIN_COUNT: usize = 16;
 
-/// Below this depth SAH chooses splits; deeper nodes are split at the median, which halves the
-/// count each level. So a tree over `n < 2^28` primitives is at most `SAH_DEPTH + 28` deep, which
-/// bounds the traversal stacks.
+/// Bins per axis for ranges below [`MANY`] primitives: the per-range cost of clearing and
+/// sweeping bins then matters as much as the per-primitive cost, and the chosen plane is rarely
+/// different.
+const FEW_BINS: usize = 8;
+
+/// Ranges with at least this many primitives use [`BIN_COUNT`] bins.
+const MANY: usize = 64;
+
+/// Ranges of at most this many primitives are split by the exact SAH sweep.
+const EXACT_MAX: usize = 12;
+
+/// Below this depth SAH chooses splits; deeper ranges are split at the median, which halves the
+/// count each level. So a tree over `n < 2^28` primitives is at most `SAH_DEPTH + 28` binary
+/// levels deep (the wide tree is shallower), which bounds the traversal stacks.
 pub(crate) const SAH_DEPTH: usize = 36;
 
 /// The deepest a tree built here can be (root at depth 0).
 pub(crate) const MAX_DEPTH: usize = SAH_DEPTH + 28;
 
+/// A contiguous run `start..end` of the build records, with its box, the bounds of its doubled
+/// box centers, and its depth in the binary split hierarchy.
+#[derive(Clone, Copy, Debug)]
+struct Span<V> {
+    start: u32,
+    end: u32,
+    depth: u32,
+    min: V,
+    max: V,
+    center_min: V,
+    center_max: V,
+}
+
+impl<V: BuildVector> Span<V> {
+    #[inline]
+    fn len(&self) -> usize {
+        (self.end - self.start) as usize
+    }
+
+    /// The span over `prims[start..end]`, bounds computed by one pass.
+    fn over(prims: &[V::Prim], start: usize, end: usize, depth: u32) -> Self {
+        let mut span = Span {
+            start: start as u32,
+            end: end as u32,
+            depth,
+            min: V::INFINITY,
+            max: V::NEG_INFINITY,
+            center_min: V::INFINITY,
+            center_max: V::NEG_INFINITY,
+        };
+        for p in &prims[start..end] {
+            span.min = span.min.min(V::prim_min(p));
+            span.max = span.max.max(V::prim_max(p));
+            let c = V::prim_center2(p);
+            span.center_min = span.center_min.min(c);
+            span.center_max = span.center_max.max(c);
+        }
+        span
+    }
+}
+
+/// Builds the wide nodes over `prims` (reordered in place into leaf order; node 0 is the root)
+/// and returns them. `prims` must be non-empty, hold fewer than 2²⁸ primitives, all with finite
+/// boxes; `root` must be their span.
+fn build_wide<V: BuildVector, N: WideNode<V>>(
+    prims: &mut [V::Prim],
+    root: Span<V>,
+    params: BuildParams,
+) -> Vec<N> {
+    let mut splitter = Splitter::<V>::new(params);
+    // Leaves hold two primitives on average, so a wide node spans about eight.
+    let mut nodes: Vec<N> = Vec::with_capacity(prims.len() / 6 + 1);
+    nodes.push(N::EMPTY);
+    let Some((left, right)) = splitter.split(prims, &root) else {
+        nodes[0].set_child(0, leaf_child(&root), root.min, root.max);
+        return nodes;
+    };
+    // (a wide node, the two halves of the binary split of its range)
+    let mut tasks = vec![(0usize, left, right)];
+    while let Some((node, left, right)) = tasks.pop() {
+        let open = |span| Slot { span, state: State::Open };
+        let mut slots = [open(left), open(right), open(left), open(left)];
+        let mut count = 2;
+        // Replace the largest child that is not a leaf by its two halves, as a collapse of the
+        // binary tree would (the largest inner child by surface area).
+        while count < 4 {
+            let mut widest: Option<(usize, f32)> = None;
+            for (k, slot) in slots[..count].iter().enumerate() {
+                if !matches!(slot.state, State::Leaf) {
+                    let area = V::half_area(slot.span.min, slot.span.max);
+                    if widest.is_none_or(|(_, a)| area > a) {
+                        widest = Some((k, area));
+                    }
+                }
+            }
+            let Some((k, _)) = widest else { break };
+            if let State::Open = slots[k].state {
+                slots[k].state = splitter.decide(prims, &slots[k].span);
+            }
+            if let State::Split(a, b) = slots[k].state {
+                slots[k] = open(a);
+                slots[count] = open(b);
+                count += 1;
+            }
+        }
+        // The children: leaves, or new wide nodes that start from their own split.
+        for (lane, slot) in slots[..count].iter().enumerate() {
+            let s = &slot.span;
+            let halves = match slot.state {
+                State::Open => splitter.split(prims, s),
+                State::Leaf => None,
+                State::Split(a, b) => Some((a, b)),
+            };
+            match halves {
+                None => nodes[node].set_child(lane, leaf_child(s), s.min, s.max),
+                Some((a, b)) => {
+                    let child = nodes.len();
+                    nodes[node].set_child(lane, Child::Inner(child as u32), s.min, s.max);
+                    nodes.push(N::EMPTY);
+                    tasks.push((child, a, b));
+                }
+            }
+        }
+    }
+    nodes.shrink_to_fit();
+    nodes
+}
+
+fn leaf_child<V: BuildVector>(span: &Span<V>) -> Child {
+    Child::Leaf { first: span.start, count: span.end - span.start }
+}
+
+/// A child of a wide node under construction.
+#[derive(Clone, Copy)]
+struct Slot<V> {
+    span: Span<V>,
+    state: State<V>,
+}
+
+#[derive(Clone, Copy)]
+enum State<V> {
+    /// Not yet known to be a leaf or split.
+    Open,
+    Leaf,
+    /// Split into these two halves.
+    Split(Span<V>, Span<V>),
+}
+
+/// One bin of one axis: the box around the primitives whose center falls in it.
 #[derive(Clone, Copy)]
 struct Bin<V> {
     min: V,
     max: V,
-    count: u32,
 }
 
-impl<V: BuildVector> Bin<V> {
-    const EMPTY: Self = Self { min: V::INFINITY, max: V::NEG_INFINITY, count: 0 };
+/// Chooses and applies splits; owns the bins so they are not re-created per range.
+struct Splitter<V> {
+    params: BuildParams,
+    bins: [[Bin<V>; BIN_COUNT]; 3],
+    counts: [[u32; BIN_COUNT]; 3],
 }
 
-struct Task {
-    node: usize,
-    start: usize,
-    end: usize,
-    depth: usize,
-}
-
-/// Builds a binary BVH over `prims` (reordered in place into leaf order). `prims` must hold fewer
-/// than 2²⁸ primitives with finite boxes.
-pub(crate) fn build_binary<V: BuildVector>(prims: &mut [BuildPrim<V>], params: BuildParams) -> BinaryTree<V> {
-    let mut nodes = Vec::with_capacity(2 * prims.len() / params.max_leaf.max(1) + 1);
-    let (min, max) = bounds_of(prims);
-    nodes.push(BinaryNode { min, max, kind: BinaryKind::Leaf { first: 0, count: prims.len() as u32 } });
-    let mut tasks = vec![Task { node: 0, start: 0, end: prims.len(), depth: 0 }];
-    while let Some(task) = tasks.pop() {
-        let node = nodes[task.node];
-        let range = &mut prims[task.start..task.end];
-        let Some(split) = choose_split(range, node.min, node.max, task.depth, params) else {
-            nodes[task.node].kind = BinaryKind::Leaf { first: task.start as u32, count: range.len() as u32 };
-            continue;
-        };
-        let mid = task.start + split.left_count;
-        let left = nodes.len();
-        nodes.push(BinaryNode {
-            min: split.left_min,
-            max: split.left_max,
-            kind: BinaryKind::Leaf { first: 0, count: 0 },
-        });
-        nodes.push(BinaryNode {
-            min: split.right_min,
-            max: split.right_max,
-            kind: BinaryKind::Leaf { first: 0, count: 0 },
-        });
-        nodes[task.node].kind = BinaryKind::Inner { left: left as u32 };
-        tasks.push(Task { node: left + 1, start: mid, end: task.end, depth: task.depth + 1 });
-        tasks.push(Task { node: left, start: task.start, end: mid, depth: task.depth + 1 });
-    }
-    BinaryTree { nodes, order: prims.iter().map(|p| p.id).collect() }
-}
-
-fn bounds_of<V: BuildVector>(prims: &[BuildPrim<V>]) -> (V, V) {
-    prims.iter().fold((V::INFINITY, V::NEG_INFINITY), |(lo, hi), p| (lo.min(p.min), hi.max(p.max)))
-}
-
-/// A chosen split, applied: `range[..left_count]` went left.
-struct Split<V> {
-    left_count: usize,
+/// A split plane: the primitives whose bin on `axis` is below `bin` go left.
+#[derive(Clone, Copy, Debug)]
+struct Plane<V> {
+    axis: usize,
+    bin: usize,
+    /// `A_left · N_left + A_right · N_right`.
+    cost: f32,
     left_min: V,
     left_max: V,
     right_min: V,
     right_max: V,
 }
 
-/// Picks and applies the split of `range` (box `[min, max]`), or `None` to make it a leaf.
-fn choose_split<V: BuildVector>(
-    range: &mut [BuildPrim<V>],
-    min: V,
-    max: V,
-    depth: usize,
-    params: BuildParams,
-) -> Option<Split<V>> {
-    let n = range.len();
-    if n <= 1 {
-        return None;
+impl<V: BuildVector> Splitter<V> {
+    fn new(params: BuildParams) -> Self {
+        let empty = Bin { min: V::INFINITY, max: V::NEG_INFINITY };
+        Self { params, bins: [[empty; BIN_COUNT]; 3], counts: [[0; BIN_COUNT]; 3] }
     }
-    let (center_min, center_max) = range
-        .iter()
-        .fold((V::INFINITY, V::NEG_INFINITY), |(lo, hi), p| (lo.min(p.center2()), hi.max(p.center2())));
-    let extent = center_max.sub(center_min);
-    if depth < SAH_DEPTH {
-        if let Some(plane) = best_sah_plane(range, center_min, extent, min, max, params) {
-            return Some(partition_at(range, plane, center_min, extent));
+
+    fn decide(&mut self, prims: &mut [V::Prim], span: &Span<V>) -> State<V> {
+        match self.split(prims, span) {
+            Some((a, b)) => State::Split(a, b),
+            None => State::Leaf,
         }
-        if n <= params.max_leaf {
+    }
+
+    /// Splits `span` in two (reordering its records), or returns `None` to make it a leaf.
+    fn split(&mut self, prims: &mut [V::Prim], span: &Span<V>) -> Option<(Span<V>, Span<V>)> {
+        let n = span.len();
+        if n <= 1 {
             return None;
         }
-    } else if n <= params.max_leaf {
-        return None;
+        if span.depth as usize >= SAH_DEPTH {
+            return (n > self.params.max_leaf).then(|| median_split(prims, span));
+        }
+        if n <= EXACT_MAX {
+            return self.exact_split(prims, span);
+        }
+        self.binned_split(prims, span)
     }
-    Some(median_split(range, extent))
-}
 
-/// A split plane: primitives whose bin on `axis` is below `bin` go left.
-#[derive(Clone, Copy)]
-struct Plane {
-    axis: usize,
-    bin: usize,
-}
+    /// Whether a split of SAH cost `cost` (`A_left N_left + A_right N_right`) beats a leaf.
+    ///
+    /// In units of one primitive test: a leaf costs `n`, a split `traversal + cost / A_parent`
+    /// (the probability of visiting a child being its area over the parent's).
+    fn worth_splitting(&self, span: &Span<V>, cost: f32) -> bool {
+        let n = span.len();
+        if n > self.params.max_leaf {
+            return true;
+        }
+        let parent_area = V::half_area(span.min, span.max);
+        let relative = if parent_area > 0.0 { cost / parent_area } else { n as f32 };
+        self.params.traversal_cost + relative < n as f32
+    }
 
-#[inline]
-fn bin_index(center2: f32, lo: f32, scale: f32) -> usize {
-    // `as usize` saturates (NaN gives 0), and the min keeps the top edge in the last bin.
-    (((center2 - lo) * scale) as usize).min(BIN_COUNT - 1)
-}
+    fn binned_split(&mut self, prims: &mut [V::Prim], span: &Span<V>) -> Option<(Span<V>, Span<V>)> {
+        let n = span.len();
+        let bins = if n >= MANY { BIN_COUNT } else { FEW_BINS };
+        let origin = span.center_min;
+        let scale = V::bin_scale(span.center_max.sub(origin), bins);
+        let range = &mut prims[span.start as usize..span.end as usize];
+        let Some(plane) = self.best_plane(range, bins, origin, scale) else {
+            // Every center is the same point: any split is as good, halve the range.
+            return (n > self.params.max_leaf).then(|| median_split(prims, span));
+        };
+        if !self.worth_splitting(span, plane.cost) {
+            return None;
+        }
+        let (axis, lo, s) = (plane.axis, origin.axis(plane.axis), scale.axis(plane.axis));
+        // The same arithmetic as in `best_plane`, so every record lands on the side its bin
+        // counted for and the children's boxes from the bins contain them.
+        let goes_left = |c: V| bin_of((c.axis(axis) - lo) * s, bins) < plane.bin;
+        let (mid, left_centers, right_centers) = partition(range, goes_left);
+        let mid = span.start + mid as u32;
+        let depth = span.depth + 1;
+        let left = Span {
+            start: span.start,
+            end: mid,
+            depth,
+            min: plane.left_min,
+            max: plane.left_max,
+            center_min: left_centers.0,
+            center_max: left_centers.1,
+        };
+        let right = Span {
+            start: mid,
+            end: span.end,
+            depth,
+            min: plane.right_min,
+            max: plane.right_max,
+            center_min: right_centers.0,
+            center_max: right_centers.1,
+        };
+        Some((left, right))
+    }
 
-#[inline]
-fn bin_scale(extent: f32) -> f32 {
-    if extent > 0.0 { BIN_COUNT as f32 * (1.0 - 1e-6) / extent } else { 0.0 }
-}
-
-/// The SAH-best plane over all axes, if it beats making `range` a leaf.
-fn best_sah_plane<V: BuildVector>(
-    range: &[BuildPrim<V>],
-    center_min: V,
-    extent: V,
-    min: V,
-    max: V,
-    params: BuildParams,
-) -> Option<Plane> {
-    let n = range.len();
-    let mut bins = [[Bin::<V>::EMPTY; BIN_COUNT]; 3];
-    let scales: [f32; 3] =
-        std::array::from_fn(|axis| if axis < V::DIM { bin_scale(extent.axis(axis)) } else { 0.0 });
-    for p in range {
-        let c = p.center2();
+    /// Bins `range` on every axis and returns the plane of least SAH cost, or `None` if all
+    /// centers coincide (no axis has two non-empty bins).
+    #[inline(never)]
+    fn best_plane(&mut self, range: &[V::Prim], bins: usize, origin: V, scale: V) -> Option<Plane<V>> {
+        let empty = Bin { min: V::INFINITY, max: V::NEG_INFINITY };
         for axis in 0..V::DIM {
-            let bin = &mut bins[axis][bin_index(c.axis(axis), center_min.axis(axis), scales[axis])];
-            bin.min = bin.min.min(p.min);
-            bin.max = bin.max.max(p.max);
-            bin.count += 1;
+            self.bins[axis][..bins].fill(empty);
+            self.counts[axis][..bins].fill(0);
         }
-    }
-    // Cost of a leaf, and of a split, in units of "one primitive test over the parent's area":
-    // SAH(split) = traversal + (A_left N_left + A_right N_right) / A_parent.
-    let parent_area = V::half_area(min, max);
-    let leaf_cost = n as f32;
-    let mut best: Option<(f32, Plane)> = None;
-    for (axis, axis_bins) in bins.iter().enumerate().take(V::DIM) {
-        if scales[axis] == 0.0 {
-            continue;
+        for p in range {
+            let (min, max) = (V::prim_min(p), V::prim_max(p));
+            let t = V::prim_center2(p).sub(origin).mul(scale);
+            for axis in 0..V::DIM {
+                let b = bin_of(t.axis(axis), bins);
+                let bin = &mut self.bins[axis][b];
+                bin.min = bin.min.min(min);
+                bin.max = bin.max.max(max);
+                self.counts[axis][b] += 1;
+            }
         }
-        // Right-to-left sweep: area and count of bins[i..].
-        let mut right_cost = [0.0f32; BIN_COUNT];
-        let (mut lo, mut hi, mut count) = (V::INFINITY, V::NEG_INFINITY, 0u32);
-        for i in (1..BIN_COUNT).rev() {
-            lo = lo.min(axis_bins[i].min);
-            hi = hi.max(axis_bins[i].max);
-            count += axis_bins[i].count;
-            right_cost[i] = V::half_area(lo, hi) * count as f32;
-        }
-        let (mut lo, mut hi, mut count) = (V::INFINITY, V::NEG_INFINITY, 0u32);
-        for i in 1..BIN_COUNT {
-            lo = lo.min(axis_bins[i - 1].min);
-            hi = hi.max(axis_bins[i - 1].max);
-            count += axis_bins[i - 1].count;
-            if count == 0 || count as usize == n {
+        let n = range.len() as u32;
+        let mut best: Option<(f32, usize, usize)> = None;
+        for axis in 0..V::DIM {
+            if scale.axis(axis) == 0.0 {
                 continue;
             }
-            let cost = V::half_area(lo, hi) * count as f32 + right_cost[i];
-            if best.is_none_or(|(c, _)| cost < c) {
-                best = Some((cost, Plane { axis, bin: i }));
+            let (axis_bins, counts) = (&self.bins[axis][..bins], &self.counts[axis][..bins]);
+            // Right-to-left sweep: `A · N` of bins[i..].
+            let mut right_cost = [0.0f32; BIN_COUNT];
+            let (mut lo, mut hi, mut count) = (V::INFINITY, V::NEG_INFINITY, 0u32);
+            for i in (1..bins).rev() {
+                lo = lo.min(axis_bins[i].min);
+                hi = hi.max(axis_bins[i].max);
+                count += counts[i];
+                right_cost[i] = V::half_area(lo, hi) * count as f32;
+            }
+            let (mut lo, mut hi, mut count) = (V::INFINITY, V::NEG_INFINITY, 0u32);
+            for i in 1..bins {
+                lo = lo.min(axis_bins[i - 1].min);
+                hi = hi.max(axis_bins[i - 1].max);
+                count += counts[i - 1];
+                if count == 0 || count == n {
+                    continue;
+                }
+                let cost = V::half_area(lo, hi) * count as f32 + right_cost[i];
+                if best.is_none_or(|(c, ..)| cost < c) {
+                    best = Some((cost, axis, i));
+                }
             }
         }
+        let (cost, axis, bin) = best?;
+        let union = |r: std::ops::Range<usize>| {
+            self.bins[axis][r]
+                .iter()
+                .fold((V::INFINITY, V::NEG_INFINITY), |(lo, hi), b| (lo.min(b.min), hi.max(b.max)))
+        };
+        let (left_min, left_max) = union(0..bin);
+        let (right_min, right_max) = union(bin..bins);
+        Some(Plane { axis, bin, cost, left_min, left_max, right_min, right_max })
     }
-    let (cost, plane) = best?;
-    let split_cost = params.traversal_cost + if parent_area > 0.0 { cost / parent_area } else { n as f32 };
-    (n > params.max_leaf || split_cost < leaf_cost).then_some(plane)
-}
 
-/// Moves the primitives of bins below `plane.bin` to the front; returns the two sides' boxes.
-fn partition_at<V: BuildVector>(
-    range: &mut [BuildPrim<V>],
-    plane: Plane,
-    center_min: V,
-    extent: V,
-) -> Split<V> {
-    let (lo, scale) = (center_min.axis(plane.axis), bin_scale(extent.axis(plane.axis)));
-    let goes_left = |p: &BuildPrim<V>| bin_index(p.center2().axis(plane.axis), lo, scale) < plane.bin;
-    let (mut i, mut j) = (0, range.len());
-    while i < j {
-        if goes_left(&range[i]) {
-            i += 1;
-        } else {
-            j -= 1;
-            range.swap(i, j);
+    /// The exact SAH sweep for a small range: sort along each axis, score every split between
+    /// neighbours, apply the best (or return `None` to make a leaf).
+    #[inline(never)]
+    fn exact_split(&mut self, prims: &mut [V::Prim], span: &Span<V>) -> Option<(Span<V>, Span<V>)> {
+        let range = &mut prims[span.start as usize..span.end as usize];
+        let n = range.len();
+        let mut centers = [V::INFINITY; EXACT_MAX];
+        for (c, p) in centers.iter_mut().zip(range.iter()) {
+            *c = V::prim_center2(p);
         }
+        // (cost, axis, left count) of the best split, and the order of each axis.
+        let mut best: Option<(f32, usize, usize)> = None;
+        let mut orders = [[0u8; EXACT_MAX]; 3];
+        for axis in 0..V::DIM {
+            let order = &mut orders[axis];
+            // Insertion sort of at most EXACT_MAX indices by center.
+            for i in 0..n {
+                let key = centers[i].axis(axis);
+                let mut k = i;
+                while k > 0 && centers[order[k - 1] as usize].axis(axis) > key {
+                    order[k] = order[k - 1];
+                    k -= 1;
+                }
+                order[k] = i as u8;
+            }
+            let mut right_area = [0.0f32; EXACT_MAX];
+            let (mut lo, mut hi) = (V::INFINITY, V::NEG_INFINITY);
+            for i in (1..n).rev() {
+                let p = &range[order[i] as usize];
+                lo = lo.min(V::prim_min(p));
+                hi = hi.max(V::prim_max(p));
+                right_area[i] = V::half_area(lo, hi);
+            }
+            let (mut lo, mut hi) = (V::INFINITY, V::NEG_INFINITY);
+            for i in 1..n {
+                let p = &range[order[i - 1] as usize];
+                lo = lo.min(V::prim_min(p));
+                hi = hi.max(V::prim_max(p));
+                let cost = V::half_area(lo, hi) * i as f32 + right_area[i] * (n - i) as f32;
+                if best.is_none_or(|(c, ..)| cost < c) {
+                    best = Some((cost, axis, i));
+                }
+            }
+        }
+        let (cost, axis, mid) = best?;
+        if !self.worth_splitting(span, cost) {
+            return None;
+        }
+        let mut sorted = [range[0]; EXACT_MAX];
+        for (dst, &src) in sorted.iter_mut().zip(&orders[axis][..n]) {
+            *dst = range[src as usize];
+        }
+        range.copy_from_slice(&sorted[..n]);
+        let (start, end) = (span.start as usize, span.end as usize);
+        let mid = start + mid;
+        Some((Span::over(prims, start, mid, span.depth + 1), Span::over(prims, mid, end, span.depth + 1)))
     }
-    split_with_bounds(range, i)
 }
 
-/// Splits at the median center along the axis of largest center extent (used below
+/// The bin of a bin coordinate `t` (a center offset times the bin scale). `as usize` saturates
+/// (NaN gives 0) and the `min` keeps the top edge in the last bin.
+#[inline]
+fn bin_of(t: f32, bins: usize) -> usize {
+    (t as usize).min(bins - 1)
+}
+
+/// Moves the records whose doubled center `goes_left` to the front (Hoare's scheme, each record
+/// classified once) and returns how many went left with the bounds of both sides' centers.
+#[allow(clippy::type_complexity)]
+#[inline(never)]
+fn partition<V: BuildVector>(
+    range: &mut [V::Prim],
+    goes_left: impl Fn(V) -> bool,
+) -> (usize, (V, V), (V, V)) {
+    let (mut left_min, mut left_max) = (V::INFINITY, V::NEG_INFINITY);
+    let (mut right_min, mut right_max) = (V::INFINITY, V::NEG_INFINITY);
+    let (mut i, mut j) = (0, range.len());
+    loop {
+        while i < j {
+            let c = V::prim_center2(&range[i]);
+            if !goes_left(c) {
+                break;
+            }
+            left_min = left_min.min(c);
+            left_max = left_max.max(c);
+            i += 1;
+        }
+        while i < j {
+            let c = V::prim_center2(&range[j - 1]);
+            if goes_left(c) {
+                break;
+            }
+            right_min = right_min.min(c);
+            right_max = right_max.max(c);
+            j -= 1;
+        }
+        if i == j {
+            break;
+        }
+        // range[i] goes right and range[j - 1] goes left (so i < j - 1): swap them.
+        range.swap(i, j - 1);
+        let (l, r) = (V::prim_center2(&range[i]), V::prim_center2(&range[j - 1]));
+        left_min = left_min.min(l);
+        left_max = left_max.max(l);
+        right_min = right_min.min(r);
+        right_max = right_max.max(r);
+        i += 1;
+        j -= 1;
+    }
+    (i, (left_min, left_max), (right_min, right_max))
+}
+
+/// Splits at the median center along the axis of largest center extent (used past
 /// [`SAH_DEPTH`] and when all centers coincide).
-fn median_split<V: BuildVector>(range: &mut [BuildPrim<V>], extent: V) -> Split<V> {
+fn median_split<V: BuildVector>(prims: &mut [V::Prim], span: &Span<V>) -> (Span<V>, Span<V>) {
+    let extent = span.center_max.sub(span.center_min);
     let axis = (0..V::DIM).fold(0, |best, a| if extent.axis(a) > extent.axis(best) { a } else { best });
-    let mid = range.len() / 2;
-    range.select_nth_unstable_by(mid, |a, b| a.center2().axis(axis).total_cmp(&b.center2().axis(axis)));
-    split_with_bounds(range, mid)
+    let (start, end) = (span.start as usize, span.end as usize);
+    let mid = (end - start) / 2;
+    prims[start..end].select_nth_unstable_by(mid, |a, b| {
+        V::prim_center2(a).axis(axis).total_cmp(&V::prim_center2(b).axis(axis))
+    });
+    let mid = start + mid;
+    (Span::over(prims, start, mid, span.depth + 1), Span::over(prims, mid, end, span.depth + 1))
 }
 
-fn split_with_bounds<V: BuildVector>(range: &[BuildPrim<V>], mid: usize) -> Split<V> {
-    let (left_min, left_max) = bounds_of(&range[..mid]);
-    let (right_min, right_max) = bounds_of(&range[mid..]);
-    Split { left_count: mid, left_min, left_max, right_min, right_max }
+/// Packs `(id, min, max)` boxes into build records and returns them with their span.
+fn pack_all<V: BuildVector>(boxes: impl Iterator<Item = (u32, V, V)>) -> (Vec<V::Prim>, Span<V>) {
+    let mut prims = Vec::with_capacity(boxes.size_hint().0);
+    let mut span = Span {
+        start: 0,
+        end: 0,
+        depth: 0,
+        min: V::INFINITY,
+        max: V::NEG_INFINITY,
+        center_min: V::INFINITY,
+        center_max: V::NEG_INFINITY,
+    };
+    for (id, min, max) in boxes {
+        let p = V::pack(min, max, id);
+        span.min = span.min.min(min);
+        span.max = span.max.max(max);
+        let c = V::prim_center2(&p);
+        span.center_min = span.center_min.min(c);
+        span.center_max = span.center_max.max(c);
+        prims.push(p);
+    }
+    span.end = prims.len() as u32;
+    (prims, span)
 }
 
-// ---- From the binary tree to the 4-wide [`Bvh3`] ----
+// ---- The 3D entry points ----
 
 /// Build settings for [`Bvh3::build_with`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -380,15 +713,26 @@ impl Bvh3 {
         Self::build_with(boxes, BvhSettings::default())
     }
 
-    /// [`Bvh3::build`] with explicit settings (`max_leaf_size` is clamped to `1..=15`).
+    /// [`Bvh3::build`] with explicit settings (`max_leaf_size` is clamped to `1..=15`, a negative
+    /// or NaN `traversal_cost` counts as zero).
     pub fn build_with(boxes: &[Aabb3], settings: BvhSettings) -> Bvh3 {
-        let mut prims: Vec<BuildPrim<Vec3A>> = boxes
+        let valid = boxes
             .iter()
             .take(MAX_PRIMITIVES)
             .enumerate()
             .filter(|(_, b)| b.is_valid())
-            .map(|(i, b)| BuildPrim { min: b.min.into(), max: b.max.into(), id: i as u32 })
-            .collect();
+            .map(|(i, b)| (i as u32, Vec3A::from(b.min), Vec3A::from(b.max)));
+        Self::build_from_boxes(valid, settings)
+    }
+
+    /// Builds over `(id, min, max)` boxes computed on the fly. The caller guarantees what
+    /// [`Bvh3::build_with`] checks: finite boxes with `min <= max`, ids below
+    /// [`MAX_PRIMITIVES`], at most that many boxes.
+    pub(crate) fn build_from_boxes(
+        boxes: impl Iterator<Item = (u32, Vec3A, Vec3A)>,
+        settings: BvhSettings,
+    ) -> Bvh3 {
+        let (mut prims, root) = pack_all(boxes);
         if prims.is_empty() {
             return Bvh3::default();
         }
@@ -396,136 +740,174 @@ impl Bvh3 {
             max_leaf: settings.max_leaf_size.clamp(1, 15),
             traversal_cost: settings.traversal_cost.max(0.0),
         };
-        let tree = build_binary(&mut prims, params);
-        Bvh3 { nodes: collapse(&tree), leaf_order: tree.order }
+        let nodes = build_wide::<Vec3A, Node4>(&mut prims, root, params);
+        let leaf_order = prims.iter().map(<Vec3A as BuildVector>::prim_id).collect();
+        Bvh3 { nodes, leaf_order }
     }
-}
-
-/// Collapses a binary tree into 4-wide nodes: each wide node takes a binary node's two children
-/// and keeps replacing the inner child of largest surface area by its own two children until it
-/// has four children or only leaves.
-fn collapse(tree: &BinaryTree<Vec3A>) -> Vec<Node4> {
-    let binary = &tree.nodes;
-    let mut nodes = vec![Node4::EMPTY];
-    let root = binary[0];
-    if let BinaryKind::Leaf { first, count } = root.kind {
-        nodes[0].set_child(0, Child::Leaf { first, count }, root.min, root.max);
-    }
-    let BinaryKind::Inner { left: root_left } = root.kind else { return nodes };
-    // (left child of a binary inner node, the wide node it becomes)
-    let mut pending = vec![(root_left as usize, 0usize)];
-    while let Some((left, w)) = pending.pop() {
-        let mut children = [left, left + 1, 0, 0];
-        let mut n = 2;
-        while n < 4 {
-            let mut widest: Option<(usize, usize, f32)> = None;
-            for (k, &c) in children[..n].iter().enumerate() {
-                if let BinaryKind::Inner { left } = binary[c].kind {
-                    let area = half_area(&binary[c]);
-                    if widest.is_none_or(|(_, _, a)| area > a) {
-                        widest = Some((k, left as usize, area));
-                    }
-                }
-            }
-            let Some((k, grandchild, _)) = widest else { break };
-            children[k] = grandchild;
-            children[n] = grandchild + 1;
-            n += 1;
-        }
-        for (lane, &c) in children[..n].iter().enumerate() {
-            let child = match binary[c].kind {
-                BinaryKind::Leaf { first, count } => Child::Leaf { first, count },
-                BinaryKind::Inner { left } => {
-                    nodes.push(Node4::EMPTY);
-                    pending.push((left as usize, nodes.len() - 1));
-                    Child::Inner((nodes.len() - 1) as u32)
-                }
-            };
-            nodes[w].set_child(lane, child, binary[c].min, binary[c].max);
-        }
-    }
-    nodes
-}
-
-fn half_area(node: &BinaryNode<Vec3A>) -> f32 {
-    let d = node.max - node.min;
-    d.x * d.y + d.y * d.z + d.z * d.x
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn prims_on_a_line(n: usize) -> Vec<BuildPrim<Vec3A>> {
+    /// A wide node of the 2D tests: child boxes as plain arrays.
+    #[derive(Clone, Copy, Debug)]
+    struct Node2 {
+        child: [Child; 4],
+        min: [Vec2; 4],
+        max: [Vec2; 4],
+    }
+
+    impl WideNode<Vec2> for Node2 {
+        const EMPTY: Self = Node2 { child: [Child::Empty; 4], min: [Vec2::ZERO; 4], max: [Vec2::ZERO; 4] };
+        fn set_child(&mut self, lane: usize, child: Child, min: Vec2, max: Vec2) {
+            self.child[lane] = child;
+            self.min[lane] = min;
+            self.max[lane] = max;
+        }
+    }
+
+    fn params(max_leaf: usize) -> BuildParams {
+        BuildParams { max_leaf, traversal_cost: 1.0 }
+    }
+
+    /// Builds a 3D tree over the boxes and checks it: every primitive in exactly one leaf, child
+    /// boxes tight around their contents, leaves within the size limit, depth within
+    /// [`MAX_DEPTH`], children after their parents. Returns the number of wide levels.
+    fn build_and_check(boxes: &[(Vec3A, Vec3A)], max_leaf: usize) -> usize {
+        let (mut prims, root) =
+            pack_all(boxes.iter().enumerate().map(|(i, &(min, max))| (i as u32, min, max)));
+        let nodes = build_wide::<Vec3A, Node4>(&mut prims, root, params(max_leaf));
+        let order: Vec<u32> = prims.iter().map(<Vec3A as BuildVector>::prim_id).collect();
+        let mut seen = vec![false; boxes.len()];
+        let mut stack = vec![(0usize, 1usize)];
+        let mut levels = 0;
+        while let Some((i, depth)) = stack.pop() {
+            levels = levels.max(depth);
+            let node = nodes[i];
+            for lane in 0..4 {
+                let b = node.child_box(lane);
+                let (lo, hi) = match Child::decode(node.child[lane]) {
+                    Child::Empty => continue,
+                    Child::Inner(child) => {
+                        assert!(child as usize > i, "children come after their parent");
+                        stack.push((child as usize, depth + 1));
+                        let inner = nodes[child as usize];
+                        let bounds = (0..4)
+                            .filter(|&l| inner.child[l] != 0)
+                            .fold(Aabb3::EMPTY, |acc, l| acc.merge(&inner.child_box(l)));
+                        (bounds.min, bounds.max)
+                    }
+                    Child::Leaf { first, count } => {
+                        assert!(count >= 1 && count as usize <= max_leaf.max(1) || boxes.len() <= max_leaf);
+                        let mut bounds = Aabb3::EMPTY;
+                        for &id in &order[first as usize..(first + count) as usize] {
+                            let (min, max) = boxes[id as usize];
+                            bounds = bounds.merge(&Aabb3::new(min.into(), max.into()));
+                            assert!(!seen[id as usize], "primitive in two leaves");
+                            seen[id as usize] = true;
+                        }
+                        (bounds.min, bounds.max)
+                    }
+                };
+                assert_eq!((b.min, b.max), (lo, hi), "child box is the tight box of its contents");
+            }
+        }
+        assert!(seen.iter().all(|&s| s), "primitive missing");
+        assert!(levels <= MAX_DEPTH);
+        levels
+    }
+
+    fn boxes_on_a_line(n: usize) -> Vec<(Vec3A, Vec3A)> {
         (0..n)
             .map(|i| {
                 let c = Vec3A::new(i as f32, 0.0, 0.0);
-                BuildPrim { min: c - Vec3A::splat(0.4), max: c + Vec3A::splat(0.4), id: i as u32 }
+                (c - Vec3A::splat(0.4), c + Vec3A::splat(0.4))
             })
             .collect()
     }
 
-    fn check_tree(tree: &BinaryTree<Vec3A>, prims: &[BuildPrim<Vec3A>], max_leaf: usize) {
-        let mut seen = vec![false; prims.len()];
-        let mut stack = vec![(0usize, 0usize)];
-        let mut max_depth = 0;
-        while let Some((i, depth)) = stack.pop() {
-            max_depth = max_depth.max(depth);
-            let node = tree.nodes[i];
-            match node.kind {
-                BinaryKind::Inner { left } => {
-                    for child in [left as usize, left as usize + 1] {
-                        let c = tree.nodes[child];
-                        assert!(c.min.cmpge(node.min).all() && c.max.cmple(node.max).all());
-                        stack.push((child, depth + 1));
-                    }
-                }
-                BinaryKind::Leaf { first, count } => {
-                    assert!(count >= 1 && count as usize <= max_leaf.max(1) || prims.len() <= max_leaf);
-                    for p in &prims[first as usize..(first + count) as usize] {
-                        assert!(p.min.cmpge(node.min).all() && p.max.cmple(node.max).all());
-                        assert!(!seen[p.id as usize], "primitive in two leaves");
-                        seen[p.id as usize] = true;
-                    }
-                }
+    #[test]
+    fn every_primitive_in_exactly_one_leaf() {
+        for n in [1, 2, 3, 5, 12, 13, 17, 63, 64, 100, 1000, 5000] {
+            for max_leaf in [1, 4, 15] {
+                build_and_check(&boxes_on_a_line(n), max_leaf);
             }
         }
-        assert!(seen.iter().all(|&s| s), "primitive missing");
-        assert!(max_depth <= MAX_DEPTH);
     }
 
     #[test]
-    fn every_primitive_in_exactly_one_leaf() {
-        let params = BuildParams { max_leaf: 4, traversal_cost: 1.0 };
-        for n in [1, 2, 3, 5, 17, 100, 1000] {
-            let mut prims = prims_on_a_line(n);
-            let tree = build_binary(&mut prims, params);
-            check_tree(&tree, &prims, params.max_leaf);
-            assert_eq!(tree.order, prims.iter().map(|p| p.id).collect::<Vec<_>>());
+    fn random_boxes_of_mixed_sizes() {
+        let mut rng = kollide_testkit::random::rng(3);
+        for n in [7, 50, 700, 20_000] {
+            let boxes: Vec<_> = (0..n)
+                .map(|i| {
+                    let c = Vec3A::from(kollide_testkit::random::point3(&mut rng, 100.0));
+                    let h = Vec3A::from(kollide_testkit::random::point3(
+                        &mut rng,
+                        if i % 10 == 0 { 30.0 } else { 1.0 },
+                    ))
+                    .abs();
+                    (c - h, c + h)
+                })
+                .collect();
+            build_and_check(&boxes, 4);
         }
     }
 
     #[test]
     fn coincident_centers_fall_back_to_median_splits() {
-        let params = BuildParams { max_leaf: 2, traversal_cost: 1.0 };
-        let mut prims: Vec<_> =
-            (0..1000).map(|i| BuildPrim { min: Vec3A::splat(-1.0), max: Vec3A::splat(1.0), id: i }).collect();
-        let tree = build_binary(&mut prims, params);
-        check_tree(&tree, &prims, params.max_leaf);
+        let boxes = vec![(Vec3A::splat(-1.0), Vec3A::splat(1.0)); 1000];
+        build_and_check(&boxes, 2);
+        // Points (zero-area boxes) at one place.
+        build_and_check(&vec![(Vec3A::ONE, Vec3A::ONE); 100], 4);
     }
 
     #[test]
     fn degenerate_chain_depth_stays_bounded() {
         // Exponentially spaced boxes make SAH peel one primitive per level; the depth cap must
         // switch to median splits.
-        let params = BuildParams { max_leaf: 1, traversal_cost: 1.0 };
-        let mut prims: Vec<_> = (0..3000)
+        let boxes: Vec<_> = (0..3000)
             .map(|i| {
                 let c = Vec3A::new(1.01f32.powi(i), 0.0, 0.0);
-                BuildPrim { min: c, max: c + Vec3A::splat(1e-3), id: i as u32 }
+                (c, c + Vec3A::splat(1e-3))
             })
             .collect();
-        let tree = build_binary(&mut prims, params);
-        check_tree(&tree, &prims, params.max_leaf);
+        build_and_check(&boxes, 1);
+    }
+
+    #[test]
+    fn large_ids_survive_packing() {
+        let id = MAX_PRIMITIVES as u32 - 1;
+        let p = <Vec3A as BuildVector>::pack(Vec3A::splat(-3.0), Vec3A::splat(5.0), id);
+        assert_eq!(<Vec3A as BuildVector>::prim_id(&p), id);
+        assert_eq!(<Vec3A as BuildVector>::prim_min(&p).to_array(), [-3.0; 3]);
+        assert_eq!(<Vec3A as BuildVector>::prim_center2(&p).to_array(), [2.0; 3]);
+        assert!(p.min.w.is_normal());
+    }
+
+    #[test]
+    fn builds_in_2d() {
+        let boxes: Vec<(u32, Vec2, Vec2)> = (0..500)
+            .map(|i| {
+                let c = Vec2::new((i % 25) as f32, (i / 25) as f32);
+                (i, c - Vec2::splat(0.3), c + Vec2::splat(0.3))
+            })
+            .collect();
+        let (mut prims, root) = pack_all(boxes.iter().copied());
+        let nodes = build_wide::<Vec2, Node2>(&mut prims, root, params(4));
+        let mut seen = vec![0; boxes.len()];
+        for node in &nodes {
+            for lane in 0..4 {
+                if let Child::Leaf { first, count } = node.child[lane] {
+                    for p in &prims[first as usize..(first + count) as usize] {
+                        let (_, min, max) = boxes[p.id as usize];
+                        assert!(min.cmpge(node.min[lane]).all() && max.cmple(node.max[lane]).all());
+                        seen[p.id as usize] += 1;
+                    }
+                }
+            }
+        }
+        assert!(seen.iter().all(|&s| s == 1));
     }
 }

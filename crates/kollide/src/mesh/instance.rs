@@ -3,6 +3,7 @@
 use super::query::{MeshPointProjection, MeshRayHit, MeshSphereContact, PolylineHit};
 use super::trimesh::TriMesh;
 use crate::bounds::{Aabb3, Obb3, Sphere};
+use crate::bvh::Node4;
 use crate::math::Ray3;
 use crate::primitive::{TriangleFeature, closest_point_triangle, test_sphere_triangle, test_triangle_aabb};
 use glam::{Affine3A, Mat3, Vec3, Vec4};
@@ -14,17 +15,14 @@ use std::sync::Arc;
 ///
 /// Queries take and return world-space values. They run in mesh space through the inverse map:
 /// rays keep their parameter `t` under an affine map, so ray casts are exact; sphere, box and
-/// point queries cull in mesh space with conservative bounds and decide every candidate triangle
-/// exactly in world space (the triangle's corners mapped to the world), so their answers do not
+/// point queries cull the mesh's BVH with conservative bounds of the mapped node boxes and decide
+/// every candidate triangle exactly in world space (the triangle's corners mapped to the world), so their answers do not
 /// depend on the placement beyond `f32` rounding.
 #[derive(Clone, Debug)]
 pub struct MeshInstance {
     to_world: Affine3A,
     to_local_linear: Mat3,
     to_local_translation: Vec3,
-    /// Smallest singular value of the world map's linear part: world lengths are at least this
-    /// times mesh-space lengths, which bounds world distances from mesh-space ones.
-    min_stretch: f32,
     mesh: Arc<TriMesh>,
 }
 
@@ -66,13 +64,7 @@ impl MeshInstance {
         }
         let to_local_linear = linear.inverse();
         let to_local_translation = -(to_local_linear * Vec3::from(to_world.translation));
-        Ok(MeshInstance {
-            to_world,
-            to_local_linear,
-            to_local_translation,
-            min_stretch: smallest_singular_value(linear),
-            mesh,
-        })
+        Ok(MeshInstance { to_world, to_local_linear, to_local_translation, mesh })
     }
 
     pub fn mesh(&self) -> &Arc<TriMesh> {
@@ -166,23 +158,15 @@ impl MeshInstance {
         out.extend(spheres.iter().map(|s| self.intersects_sphere(s)));
     }
 
-    /// The mesh-space box that contains the world ball (the exact box of the ellipsoid it maps
-    /// to: half extent `r·|row i|` of the inverse map on axis `i`).
-    fn local_box_of_sphere(&self, sphere: &Sphere) -> Aabb3 {
-        let l = self.to_local_linear.transpose(); // columns of lᵀ are rows of l
-        let half = sphere.radius * Vec3::new(l.x_axis.length(), l.y_axis.length(), l.z_axis.length());
-        Aabb3::from_center_half_extents(self.to_local(sphere.center), half)
-    }
-
     /// True if the world ball touches a triangle of the placed mesh (surface semantics, as
     /// [`TriMesh::intersects_sphere`]).
     pub fn intersects_sphere(&self, sphere: &Sphere) -> bool {
         if !(sphere.radius >= 0.0) || !sphere.center.is_finite() {
             return false;
         }
-        let cull = self.local_box_of_sphere(sphere);
+        let r2 = Vec4::splat(sphere.radius * sphere.radius);
         !self.mesh.bvh().traverse(
-            |node| node.overlap_mask(cull.min, cull.max),
+            |node| self.world_distance_squared(node, sphere.center).cmple(r2).bitmask(),
             |mut range| !range.any(|k| test_sphere_triangle(sphere, &self.world_corners(k))),
         )
     }
@@ -192,9 +176,9 @@ impl MeshInstance {
         if !(sphere.radius >= 0.0) || !sphere.center.is_finite() {
             return;
         }
-        let cull = self.local_box_of_sphere(sphere);
+        let r2 = Vec4::splat(sphere.radius * sphere.radius);
         self.mesh.bvh().traverse(
-            |node| node.overlap_mask(cull.min, cull.max),
+            |node| self.world_distance_squared(node, sphere.center).cmple(r2).bitmask(),
             |range| {
                 out.extend(
                     range
@@ -281,9 +265,16 @@ impl MeshInstance {
             return None;
         }
         let c = sphere.center;
-        let inside = self.contains_point(c) == Some(true);
-        let limit = if self.mesh.is_solid() { f32::INFINITY } else { sphere.radius };
-        let (proj, k) = self.closest_in_slots(c, limit)?;
+        // Touching the surface: decided by the closest point within the radius (inside or not by
+        // the mesh-space test). Otherwise only a ball deep inside collides.
+        let (proj, k, inside) = match self.closest_in_slots(c, sphere.radius) {
+            Some((proj, k)) => (proj, k, self.contains_point(c) == Some(true)),
+            None if self.contains_point(c) == Some(true) => {
+                let (proj, k) = self.closest_in_slots(c, f32::INFINITY)?;
+                (proj, k, true)
+            }
+            None => return None,
+        };
         let away = c - proj.point;
         let face = || {
             let [a, b, cc] = self.world_corners(k);
@@ -301,23 +292,41 @@ impl MeshInstance {
         Some(MeshSphereContact { point: proj.point, normal, depth, triangle: proj.triangle })
     }
 
-    /// Best-first closest point in world distance. Mesh-space box distances `d` bound world
-    /// distances from below by `min_stretch · d`, so a node is skipped when that bound exceeds the
-    /// best world distance found.
+    /// Lower bounds of the squared world distances from `p` to the four children of a node: the
+    /// distance to the world box around each mapped child box (Arvo's box of a box under an
+    /// affine map), shrunk by a few ulps so that rounding cannot lift it above the truth.
+    #[inline]
+    fn world_distance_squared(&self, node: &Node4, p: Vec3) -> Vec4 {
+        let m = self.to_world.matrix3;
+        let t = self.to_world.translation;
+        let b = &node.bounds;
+        let center = [(b[0] + b[3]) * 0.5, (b[1] + b[4]) * 0.5, (b[2] + b[5]) * 0.5];
+        let half = [(b[3] - b[0]) * 0.5, (b[4] - b[1]) * 0.5, (b[5] - b[2]) * 0.5];
+        let mut d2 = Vec4::ZERO;
+        for axis in 0..3 {
+            let r = m.row(axis);
+            let c = center[0] * r.x + center[1] * r.y + center[2] * r.z + Vec4::splat(t[axis]);
+            let h = half[0] * r.x.abs() + half[1] * r.y.abs() + half[2] * r.z.abs();
+            let gap = ((Vec4::splat(p[axis]) - c).abs() - h).max(Vec4::ZERO);
+            d2 += gap * gap;
+        }
+        d2 * (1.0 - 1e-5)
+    }
+
+    /// Best-first closest point in world distance. Each child box is keyed by the world distance
+    /// to the world box around the mapped box (Arvo's box of a box under an affine map), which is
+    /// a lower bound of the distance to anything inside it.
     fn closest_in_slots(&self, p: Vec3, max_distance: f32) -> Option<(MeshPointProjection, u32)> {
         if !p.is_finite() || !(max_distance >= 0.0) {
             return None;
         }
-        let local = self.to_local(p);
-        // Limits are kept in mesh-space squared units: world d² ≤ L ⇔ mesh bound d² ≤ L / s².
-        let inv_stretch2 = 1.0 / (self.min_stretch * self.min_stretch);
-        let to_limit = |world_d2: f32| (world_d2 * inv_stretch2).min(f32::MAX);
-        let initial = if max_distance.is_finite() { to_limit(max_distance * max_distance) } else { f32::MAX };
+        let initial =
+            if max_distance.is_finite() { (max_distance * max_distance).min(f32::MAX) } else { f32::MAX };
         let mut best: Option<(u32, Vec3, TriangleFeature, f32)> = None;
         self.mesh.bvh().traverse_ordered(
             initial,
             |node, limit| {
-                let d2 = node.distance_squared(local);
+                let d2 = self.world_distance_squared(node, p);
                 (d2, d2.cmple(Vec4::splat(limit)).bitmask())
             },
             |range, _| {
@@ -325,10 +334,9 @@ impl MeshInstance {
                 for k in range {
                     let c = closest_point_triangle(p, &self.world_corners(k));
                     let d2 = (c.point - p).length_squared();
-                    let in_range = !max_distance.is_finite() || d2 <= max_distance * max_distance;
-                    if in_range && best.is_none_or(|(_, _, _, b)| d2 < b) {
+                    if d2 <= initial && best.is_none_or(|(_, _, _, b)| d2 < b) {
                         best = Some((k, c.point, c.feature, d2));
-                        improved = Some(to_limit(d2));
+                        improved = Some(d2);
                     }
                 }
                 improved
@@ -338,50 +346,5 @@ impl MeshInstance {
         let proj =
             MeshPointProjection { point, distance: d2.sqrt(), triangle: self.mesh.slot_id(k), feature };
         Some((proj, k))
-    }
-}
-
-/// The smallest singular value of `m`: the square root of the smallest eigenvalue of `mᵀm`,
-/// from the closed-form roots of its characteristic cubic (Smith, "Eigenvalues of a symmetric
-/// 3×3 matrix", CACM 1961), shrunk by a small relative margin so that it stays a lower bound
-/// despite rounding.
-fn smallest_singular_value(m: Mat3) -> f32 {
-    let a = (m.transpose() * m).to_cols_array_2d().map(|c| c.map(f64::from));
-    let p1 = a[0][1] * a[0][1] + a[0][2] * a[0][2] + a[1][2] * a[1][2];
-    let q = (a[0][0] + a[1][1] + a[2][2]) / 3.0;
-    let smallest = if p1 == 0.0 {
-        a[0][0].min(a[1][1]).min(a[2][2])
-    } else {
-        let p2 = (a[0][0] - q).powi(2) + (a[1][1] - q).powi(2) + (a[2][2] - q).powi(2) + 2.0 * p1;
-        let p = (p2 / 6.0).sqrt();
-        let b = |i: usize, j: usize| (a[i][j] - if i == j { q } else { 0.0 }) / p;
-        let det_b = b(0, 0) * (b(1, 1) * b(2, 2) - b(1, 2) * b(2, 1))
-            - b(0, 1) * (b(1, 0) * b(2, 2) - b(1, 2) * b(2, 0))
-            + b(0, 2) * (b(1, 0) * b(2, 1) - b(1, 1) * b(2, 0));
-        let phi = (det_b / 2.0).clamp(-1.0, 1.0).acos() / 3.0;
-        q + 2.0 * p * (phi + 2.0 * std::f64::consts::PI / 3.0).cos()
-    };
-    (smallest.max(0.0).sqrt() * (1.0 - 1e-4)) as f32
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn smallest_singular_value_of_known_maps() {
-        let close = |a: f32, b: f32| (a - b).abs() <= 1e-3 * b.max(1e-6);
-        assert!(close(smallest_singular_value(Mat3::from_diagonal(Vec3::new(3.0, 0.5, 2.0))), 0.5));
-        let rotation = Mat3::from_rotation_y(0.7) * Mat3::from_rotation_x(-1.1);
-        assert!(close(
-            smallest_singular_value(rotation * Mat3::from_diagonal(Vec3::new(2.0, 4.0, 0.25))),
-            0.25
-        ));
-        // A shear: σ_min of [[1, k], [0, 1]] is sqrt(1 + k²/2 - k·sqrt(1 + k²/4)).
-        let k = 0.8f32;
-        let shear = Mat3::from_cols(Vec3::X, Vec3::new(k, 1.0, 0.0), Vec3::Z);
-        let expected = (1.0 + k * k / 2.0 - k * (1.0 + k * k / 4.0).sqrt()).sqrt();
-        assert!(close(smallest_singular_value(shear), expected));
-        assert!(smallest_singular_value(shear) <= expected);
     }
 }

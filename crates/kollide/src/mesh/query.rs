@@ -164,9 +164,16 @@ impl TriMesh {
             return None;
         }
         let c = sphere.center;
-        let limit = if self.is_solid() { f32::INFINITY } else { sphere.radius };
-        let (proj, k) = self.closest_in_slots(c, limit)?;
-        let inside = self.is_solid() && self.is_inside_by(c, &proj, k);
+        // Touching the surface: decided by the closest point within the radius. Otherwise the
+        // ball can only collide by lying deep inside, which needs the unbounded search.
+        let (proj, k, inside) = match self.closest_in_slots(c, sphere.radius) {
+            Some((proj, k)) => (proj, k, self.is_solid() && self.is_inside_by(c, &proj, k)),
+            None if self.contains_point(c) == Some(true) => {
+                let (proj, k) = self.closest_in_slots(c, f32::INFINITY)?;
+                (proj, k, true)
+            }
+            None => return None,
+        };
         let away = c - proj.point;
         let surface_normal = || {
             let n = self.pseudo_normal(k, proj.feature);
@@ -238,11 +245,48 @@ impl TriMesh {
     /// for points arbitrarily close to edges and vertices (up to the rounding of the closest-point
     /// computation, far below 1e-6 of the mesh size).
     pub fn contains_point(&self, p: Vec3) -> Option<bool> {
-        if !self.is_solid() {
+        if !self.is_solid() || !p.is_finite() {
             return None;
+        }
+        if let Some(inside) = self.inside_by_ray(p) {
+            return Some(inside);
         }
         let (proj, k) = self.closest_in_slots(p, f32::INFINITY)?;
         Some(self.is_inside_by(p, &proj, k))
+    }
+
+    /// The fast inside test: cast a ray from `p`; if its first hit lies well inside a triangle
+    /// (away from every edge), `p` is inside exactly when the ray leaves through that triangle's
+    /// back, i.e. sees its inner side. `None` when the first hit is near an edge or vertex, where
+    /// the side is decided by the pseudo-normal test instead.
+    fn inside_by_ray(&self, p: Vec3) -> Option<bool> {
+        if !self.bounds().contains_point(p) {
+            return Some(false);
+        }
+        // A fixed direction not parallel to any coordinate plane or diagonal, so axis-aligned
+        // meshes are never hit edge-on.
+        let ray = Ray3::new(p, Vec3::new(0.5773, 0.6131, 0.5391));
+        let setup = RayTriangleSetup::new(&ray);
+        let mut best = None;
+        self.bvh().cast_ray(&ray, f32::MAX, |range, limit| {
+            let mut limit = limit;
+            let mut found = None;
+            for k in range {
+                if let Some(hit) = ray_triangle_with(&setup, limit, self.slot_corners(k)) {
+                    limit = hit.t;
+                    found = Some(limit);
+                    best = Some(hit);
+                }
+            }
+            found
+        });
+        let Some(hit) = best else { return Some(false) };
+        if hit.t == 0.0 {
+            return Some(true); // on the surface
+        }
+        let margin = (1.0 - hit.u - hit.v).min(hit.u).min(hit.v);
+        let outward_front = self.solid()?.orientation > 0.0;
+        (margin > 1e-3).then_some(hit.front != outward_front)
     }
 
     /// For a solid mesh, the signed distance from `p` to the surface: negative inside, positive

@@ -2,9 +2,10 @@
 
 use super::topology::{TopologyReport, topology};
 use crate::bounds::Aabb3;
-use crate::bvh::{Bvh3, MAX_PRIMITIVES};
-use glam::Vec3;
+use crate::bvh::{Bvh3, BvhSettings, MAX_PRIMITIVES};
+use glam::{Vec3, Vec3A};
 use std::fmt;
+use std::sync::OnceLock;
 
 /// Why a mesh could not be built.
 #[derive(Clone, Debug, PartialEq)]
@@ -57,6 +58,11 @@ impl std::error::Error for MeshError {}
 /// A mesh is *solid* when it is closed (every edge shared by exactly two triangles, all
 /// consistently oriented): inside/outside and signed distance are defined only then. Other meshes
 /// are surfaces: queries see only their triangles.
+///
+/// Construction does only what every query needs: validation, the BVH and the leaf-ordered
+/// corners. The topology report and the data of solid meshes (edge adjacency, vertex
+/// pseudo-normals) are computed on first use ([`TriMesh::topology`], [`TriMesh::is_solid`], or a
+/// query that needs them), once, thread-safely.
 #[derive(Clone, Debug)]
 pub struct TriMesh {
     vertices: Vec<Vec3>,
@@ -64,8 +70,10 @@ pub struct TriMesh {
     bvh: Bvh3,
     /// Triangle corners in leaf order: slot `k` holds triangle `bvh.leaf_order()[k]`.
     corners: Vec<[Vec3; 3]>,
-    topology: TopologyReport,
-    solid: Option<Solid>,
+    /// Computed on first use; depends on the indices only.
+    topology: OnceLock<TopologyReport>,
+    /// Computed on first use (`None` for a mesh that is not solid); reset when vertices move.
+    solid: OnceLock<Option<Solid>>,
 }
 
 /// What closed meshes store for inside/outside tests: angle-weighted pseudo-normals
@@ -110,16 +118,15 @@ impl TriMesh {
     /// Validates the input and builds the BVH. See [`MeshError`] for what is refused.
     pub fn new(vertices: Vec<Vec3>, triangles: Vec<[u32; 3]>) -> Result<TriMesh, MeshError> {
         validate(&vertices, &triangles)?;
-        let boxes: Vec<Aabb3> = triangles.iter().map(|t| triangle_box(&vertices, t)).collect();
-        let bvh = Bvh3::build(&boxes);
+        // Triangle boxes go straight into the builder's records; validation made them finite.
+        let boxes = triangles.iter().enumerate().map(|(id, t)| {
+            let [a, b, c] = corners_of(&vertices, t).map(Vec3A::from);
+            (id as u32, a.min(b).min(c), a.max(b).max(c))
+        });
+        let bvh = Bvh3::build_from_boxes(boxes, BvhSettings::default());
         let corners =
             bvh.leaf_order().iter().map(|&id| corners_of(&vertices, &triangles[id as usize])).collect();
-        let topology = topology(&triangles, vertices.len());
-        let mut mesh = TriMesh { vertices, triangles, bvh, corners, topology, solid: None };
-        if mesh.topology.closed && mesh.topology.inconsistent_orientation_edges == 0 {
-            mesh.solid = Some(mesh.build_solid());
-        }
-        Ok(mesh)
+        Ok(TriMesh { vertices, triangles, bvh, corners, topology: OnceLock::new(), solid: OnceLock::new() })
     }
 
     /// Builds a mesh from loaded file data.
@@ -154,18 +161,22 @@ impl TriMesh {
         self.bvh.bounds()
     }
 
+    /// How the triangles connect (computed on the first call).
     pub fn topology(&self) -> &TopologyReport {
-        &self.topology
+        self.topology.get_or_init(|| topology(&self.triangles, self.vertices.len()))
     }
 
     /// True if the mesh is closed and consistently oriented, so that it bounds a volume and
-    /// inside/outside queries are defined.
+    /// inside/outside queries are defined. The first call computes the topology and, for a solid
+    /// mesh, its adjacency and pseudo-normals.
     pub fn is_solid(&self) -> bool {
-        self.solid.is_some()
+        self.solid().is_some()
     }
 
+    /// Heap memory currently held, by part. The solid data count only once computed (see
+    /// [`TriMesh::is_solid`]).
     pub fn memory(&self) -> MemoryReport {
-        let solid = self.solid.as_ref().map_or(0, |s| {
+        let solid = self.solid.get().and_then(Option::as_ref).map_or(0, |s| {
             s.neighbors.capacity() * size_of::<[u32; 3]>() + s.vertex_normals.capacity() * size_of::<Vec3>()
         });
         MemoryReport {
@@ -191,9 +202,8 @@ impl TriMesh {
         }
         let corners = &self.corners;
         self.bvh.refit(|k| triangle_box_of(&corners[k as usize]));
-        if self.solid.is_some() {
-            self.solid = Some(self.build_solid());
-        }
+        // Pseudo-normals and orientation follow the vertices; the topology does not.
+        self.solid = OnceLock::new();
         Ok(())
     }
 
@@ -209,8 +219,14 @@ impl TriMesh {
         self.bvh.leaf_order()[k as usize]
     }
 
+    /// The solid data, computed on the first call; `None` if the mesh is not solid.
     pub(crate) fn solid(&self) -> Option<&Solid> {
-        self.solid.as_ref()
+        self.solid
+            .get_or_init(|| {
+                let t = self.topology();
+                (t.closed && t.inconsistent_orientation_edges == 0).then(|| self.build_solid())
+            })
+            .as_ref()
     }
 
     fn build_solid(&self) -> Solid {
@@ -281,10 +297,6 @@ fn validate(vertices: &[Vec3], triangles: &[[u32; 3]]) -> Result<(), MeshError> 
 #[inline]
 fn corners_of(vertices: &[Vec3], t: &[u32; 3]) -> [Vec3; 3] {
     [vertices[t[0] as usize], vertices[t[1] as usize], vertices[t[2] as usize]]
-}
-
-fn triangle_box(vertices: &[Vec3], t: &[u32; 3]) -> Aabb3 {
-    triangle_box_of(&corners_of(vertices, t))
 }
 
 #[inline]

@@ -42,20 +42,49 @@ pub struct RayHit {
     pub normal: Vec3,
 }
 
-/// `(dir · dir, max_t)` when the ray and `max_t` satisfy the module's validity contract, else
-/// `None`. The returned limit is clamped to `f32::MAX`, so a `t` that overflowed to `+∞` fails the
-/// casts' range tests.
-#[inline]
-fn checked_dir_len2(ray: &Ray3, max_t: f32) -> Option<(f32, f32)> {
+/// `(dir · dir, max_t)` when the ray and `max_t` satisfy the module's validity contract and
+/// `shape_ok` holds, else `None`. The returned limit is clamped to `f32::MAX`, so a `t` that
+/// overflowed to `+∞` fails the casts' range tests. Evaluated without short-circuiting: one branch.
+#[inline(always)]
+fn validate(ray: &Ray3, max_t: f32, shape_ok: bool) -> Option<(f32, f32)> {
     let dd = ray.dir.length_squared();
-    (ray.origin.is_finite() && (f32::MIN_POSITIVE..=f32::MAX).contains(&dd) && max_t >= 0.0)
-        .then_some((dd, max_t.min(f32::MAX)))
+    let ok = shape_ok & finite(ray.origin) & (dd >= f32::MIN_POSITIVE) & (dd <= f32::MAX) & (max_t >= 0.0);
+    ok.then_some((dd, max_t.min(f32::MAX)))
+}
+
+/// Whether every component of `v` is finite, without a branch per component: `0 · x` is `±0` for
+/// finite `x` and NaN for `±∞` and NaN, and a NaN term makes the sum NaN.
+#[inline(always)]
+fn finite(v: Vec3) -> bool {
+    (v * 0.0).element_sum() == 0.0
 }
 
 /// The hit reported when the origin lies in a solid: `t = 0`, normal `-dir / |dir|`.
 #[inline]
 fn origin_inside_hit(dir: Vec3, dd: f32) -> RayHit {
     RayHit { t: 0.0, normal: dir * (-1.0 / dd.sqrt()) }
+}
+
+/// The unit normal at `v`, a point relative to the center of a sphere (or the axis of a cylinder)
+/// of radius `radius > 0`, with `inv_r = 1 / radius`; `-dir / |dir|` for a zero radius, where `v` is
+/// rounding noise.
+///
+/// `|v|` equals the radius up to rounding, so `n = v / r` has `|n|² = 1 + ε` with tiny ε, and one
+/// Newton step for `1/√x` at `x = 1`, `n (3 − |n|²) / 2`, makes it unit to within `3ε²/8` without
+/// a square root. When |ε| > 1e-3 (extreme scales, a zero radius) it normalizes exactly instead.
+#[inline]
+fn round_normal(v: Vec3, inv_r: f32, radius: f32, dir: Vec3, dd: f32) -> Vec3 {
+    let n = v * inv_r;
+    let n2 = n.length_squared();
+    if (n2 - 1.0).abs() <= 1e-3 {
+        return n * (1.5 - 0.5 * n2);
+    }
+    let len2 = v.length_squared();
+    if radius > 0.0 && len2 >= f32::MIN_POSITIVE {
+        v * len2.sqrt().recip()
+    } else {
+        origin_inside_hit(dir, dd).normal
+    }
 }
 
 /// Casts a ray against a two-sided plane.
@@ -66,11 +95,10 @@ fn origin_inside_hit(dir: Vec3, dd: f32) -> RayHit {
 /// ray parallel to the plane and off it misses. `None` for an invalid ray or `max_t` (see the module
 /// docs), a non-finite plane, or a zero normal. The normal should be unit length; if it is not, `t` is
 /// still exact and the reported normal is `±plane.normal` as given.
+#[inline]
 pub fn ray_plane(ray: &Ray3, max_t: f32, plane: &Plane3) -> Option<RayHit> {
-    let (_, max_t) = checked_dir_len2(ray, max_t)?;
-    if !(plane.normal.is_finite() && plane.d.is_finite()) || plane.normal == Vec3::ZERO {
-        return None;
-    }
+    let shape_ok = finite(plane.normal) & (plane.d * 0.0 == 0.0) & (plane.normal != Vec3::ZERO);
+    let (_, max_t) = validate(ray, max_t, shape_ok)?;
     let denom = plane.normal.dot(ray.dir);
     let dist = plane.normal.dot(ray.origin) - plane.d;
     let normal = if denom > 0.0 { -plane.normal } else { plane.normal };
@@ -91,17 +119,18 @@ pub fn ray_plane(ray: &Ray3, max_t: f32, plane: &Plane3) -> Option<RayHit> {
 /// The quadratic is solved in the cancellation-free form of Haines, Günther and Akenine-Möller,
 /// "Precision Improvements for Ray/Sphere Intersection" (Ray Tracing Gems, ch. 7), with Ericson's
 /// early outs (*Real-Time Collision Detection*, §5.3.2).
+#[inline]
 pub fn ray_sphere(ray: &Ray3, max_t: f32, sphere: &Sphere) -> Option<RayHit> {
-    let (dd, max_t) = checked_dir_len2(ray, max_t)?;
-    if !(sphere.center.is_finite() && sphere.radius.is_finite() && sphere.radius >= 0.0) {
-        return None;
-    }
+    let r = sphere.radius;
+    let (dd, max_t) = validate(ray, max_t, finite(sphere.center) & (r >= 0.0) & (r < f32::INFINITY))?;
     cast_ball(ray.origin - sphere.center, ray.dir, dd, sphere.radius, max_t)
 }
 
 /// The sphere cast on a validated ray: `f = origin - center`, `dd = dir · dir`.
 #[inline]
 fn cast_ball(f: Vec3, d: Vec3, dd: f32, radius: f32, max_t: f32) -> Option<RayHit> {
+    // Reciprocals of inputs, issued first so that their latency overlaps the work below.
+    let (inv_dd, inv_r) = (1.0 / dd, 1.0 / radius);
     // |f + t d|² = r²  ⇔  dd t² + 2 b t + c = 0 with b = f·d, c = f·f − r².
     let r2 = radius * radius;
     let c = f.length_squared() - r2;
@@ -116,7 +145,7 @@ fn cast_ball(f: Vec3, d: Vec3, dd: f32, radius: f32, max_t: f32) -> Option<RayHi
     // b² − dd·c = dd (r² − |l|²) where l = f − (b/dd) d is the offset from the center to the
     // closest point of the line. Computing |l|² directly avoids the cancellation in b² − dd·c when
     // the origin is far away compared with the radius (Haines et al.).
-    let l = f - (b / dd) * d;
+    let l = f - (b * inv_dd) * d;
     let disc = r2 - l.length_squared();
     if !(disc >= 0.0) {
         return None;
@@ -128,10 +157,7 @@ fn cast_ball(f: Vec3, d: Vec3, dd: f32, radius: f32, max_t: f32) -> Option<RayHi
     if !(t <= max_t) {
         return None;
     }
-    // A zero radius has no surface direction: report -dir/|dir| rather than rounding noise.
-    let fallback = d * (-1.0 / dd.sqrt());
-    let normal = if radius > 0.0 { (f + t * d).normalize_or(fallback) } else { fallback };
-    Some(RayHit { t, normal })
+    Some(RayHit { t, normal: round_normal(f + t * d, inv_r, radius, d, dd) })
 }
 
 /// The first point where a validated ray enters an axis-aligned box `[min, max]` (`min ≤ max`,
@@ -182,11 +208,10 @@ fn cast_box(o: Vec3A, d: Vec3A, min: Vec3A, max: Vec3A, max_t: f32) -> Option<Bo
 /// a face are handled exactly (a ray sliding along a face touches the box). At an edge or corner the
 /// normal is the one of a face meeting there. An inverted box (`min > max` on some axis) is empty:
 /// `None`; a zero-extent box is a face, segment or point and is hit where the ray meets it.
+#[inline]
 pub fn ray_aabb(ray: &Ray3, max_t: f32, aabb: &Aabb3) -> Option<RayHit> {
-    let (dd, max_t) = checked_dir_len2(ray, max_t)?;
-    if !(aabb.min.is_finite() && aabb.max.is_finite() && aabb.min.cmple(aabb.max).all()) {
-        return None;
-    }
+    let shape_ok = finite(aabb.min) & finite(aabb.max) & aabb.min.cmple(aabb.max).all();
+    let (dd, max_t) = validate(ray, max_t, shape_ok)?;
     match cast_box(ray.origin.into(), ray.dir.into(), aabb.min.into(), aabb.max.into(), max_t)? {
         BoxEntry::Inside => Some(origin_inside_hit(ray.dir, dd)),
         BoxEntry::Face { t, normal } => Some(RayHit { t, normal: normal.into() }),
@@ -200,12 +225,12 @@ pub fn ray_aabb(ray: &Ray3, max_t: f32, aabb: &Aabb3) -> Option<RayHit> {
 /// space (a column of `axes`, possibly negated). See the module docs for the shared contract. A
 /// negative half extent makes the box empty (`None`); `axes` must be orthonormal (not checked; a
 /// non-finite `axes` gives `None`).
+#[inline]
 pub fn ray_obb(ray: &Ray3, max_t: f32, obb: &Obb3) -> Option<RayHit> {
-    let (dd, max_t) = checked_dir_len2(ray, max_t)?;
     let h = obb.half_extents;
-    if !(obb.center.is_finite() && obb.axes.is_finite() && h.is_finite() && h.cmpge(Vec3::ZERO).all()) {
-        return None;
-    }
+    let axes_ok = finite(obb.axes.x_axis) & finite(obb.axes.y_axis) & finite(obb.axes.z_axis);
+    let shape_ok = finite(obb.center) & axes_ok & finite(h) & h.cmpge(Vec3::ZERO).all();
+    let (dd, max_t) = validate(ray, max_t, shape_ok)?;
     let rel = ray.origin - obb.center;
     let (ax, ay, az) = (obb.axes.x_axis, obb.axes.y_axis, obb.axes.z_axis);
     let o = Vec3A::new(ax.dot(rel), ay.dot(rel), az.dot(rel));
@@ -228,11 +253,10 @@ pub fn ray_obb(ray: &Ray3, max_t: f32, obb: &Obb3) -> Option<RayHit> {
 /// first point of the capsule is on the end sphere on that side: the ray is inside the infinite
 /// cylinder from there on, the only part of the capsule beyond that end disc is its end sphere, and
 /// the disc itself lies inside that sphere.
+#[inline]
 pub fn ray_capsule(ray: &Ray3, max_t: f32, a: Vec3, b: Vec3, radius: f32) -> Option<RayHit> {
-    let (dd, max_t) = checked_dir_len2(ray, max_t)?;
-    if !(a.is_finite() && b.is_finite() && radius.is_finite() && radius >= 0.0) {
-        return None;
-    }
+    let shape_ok = finite(a) & finite(b) & (radius >= 0.0) & (radius < f32::INFINITY);
+    let (dd, max_t) = validate(ray, max_t, shape_ok)?;
     let d = ray.dir;
     let ba = b - a;
     let oa = ray.origin - a;
@@ -242,16 +266,18 @@ pub fn ray_capsule(ray: &Ray3, max_t: f32, a: Vec3, b: Vec3, radius: f32) -> Opt
         // |b − a| < 1.1e-19: a sphere, within far less than any rounding of the coordinates.
         return cast_ball(oa, d, dd, radius, max_t);
     }
+    let (inv_baba, inv_r) = (1.0 / baba, 1.0 / radius);
     // Axial coordinates are kept multiplied by |ba|², so the segment spans [0, baba].
     let s_origin = oa.dot(ba);
-    let closest = (s_origin / baba).clamp(0.0, 1.0);
+    let closest = (s_origin * inv_baba).clamp(0.0, 1.0);
     if (oa - closest * ba).length_squared() <= r2 {
         return Some(origin_inside_hit(d, dd));
     }
-    let inv_baba = 1.0 / baba;
     let d_axial = d.dot(ba);
     // Components perpendicular to the axis: |op + t dp|² = r² on the infinite cylinder.
     let dp = d - (d_axial * inv_baba) * ba;
+    let aq = dp.length_squared();
+    let inv_aq = 1.0 / aq;
     let op = oa - (s_origin * inv_baba) * ba;
     let c = op.length_squared() - r2;
     let s_enter = if c > 0.0 {
@@ -260,8 +286,7 @@ pub fn ray_capsule(ray: &Ray3, max_t: f32, a: Vec3, b: Vec3, radius: f32) -> Opt
         if !(bq < 0.0) {
             return None; // moving away from (or parallel to) the axis: never enters
         }
-        let aq = dp.length_squared();
-        let l = op - (bq / aq) * dp;
+        let l = op - (bq * inv_aq) * dp;
         let disc = r2 - l.length_squared();
         if !(disc >= 0.0) {
             return None;
@@ -272,9 +297,7 @@ pub fn ray_capsule(ray: &Ray3, max_t: f32, a: Vec3, b: Vec3, radius: f32) -> Opt
         }
         let s = s_origin + t * d_axial;
         if s >= 0.0 && s <= baba {
-            let fallback = d * (-1.0 / dd.sqrt());
-            let normal = if radius > 0.0 { (op + t * dp).normalize_or(fallback) } else { fallback };
-            return Some(RayHit { t, normal });
+            return Some(RayHit { t, normal: round_normal(op + t * dp, inv_r, radius, d, dd) });
         }
         s
     } else {
@@ -402,14 +425,13 @@ impl RayTriangleSetup {
         } else {
             (Axis::Z, d.x, d.y, d.z)
         };
-        Self::with_axis(ray, kz, [dx, dy, dz], checked_dir_len2(ray, 0.0).is_some())
+        Self::with_axis(ray, kz, [dx, dy, dz], 1.0 / dz, validate(ray, 0.0, true).is_some())
     }
 
-    /// The setup for dominant axis `kz` and the direction components `[dx, dy, dz]` in the order
-    /// `kx, ky, kz`; with `valid == false` every test fails.
+    /// The setup for dominant axis `kz`, the direction components `[dx, dy, dz]` in the order
+    /// `kx, ky, kz` and `inv = 1 / dz`; with `valid == false` every test fails.
     #[inline(always)]
-    fn with_axis(ray: &Ray3, kz: Axis, [dx, dy, dz]: [f32; 3], valid: bool) -> Self {
-        let inv = 1.0 / dz;
+    fn with_axis(ray: &Ray3, kz: Axis, [dx, dy, dz]: [f32; 3], inv: f32, valid: bool) -> Self {
         Self {
             origin: ray.origin,
             kz,
@@ -436,7 +458,8 @@ impl RayTriangleSetup {
 /// may not. An invalid ray or `max_t` (see the module docs) gives `None`.
 ///
 /// For many triangles against one ray, build a [`RayTriangleSetup`] once and call
-/// [`ray_triangle_with`].
+/// [`ray_triangle_with`]; `ray_triangle(ray, ..)` returns exactly what
+/// `ray_triangle_with(&RayTriangleSetup::new(ray), ..)` returns.
 #[inline]
 pub fn ray_triangle(ray: &Ray3, max_t: f32, tri: &[Vec3; 3]) -> Option<TriangleHit> {
     // RayTriangleSetup::new and ray_triangle_with fused: the dominant axis is branched on once, and
@@ -444,15 +467,17 @@ pub fn ray_triangle(ray: &Ray3, max_t: f32, tri: &[Vec3; 3]) -> Option<TriangleH
     // rejected there; a zero direction already fails earlier, through NaN).
     let d = ray.dir;
     let ad = d.abs();
+    // All three reciprocals at once, issued before the branch so that its latency overlaps it.
+    let inv = Vec3A::ONE / Vec3A::from(d);
     let check = Some(ray);
     if (ad.x >= ad.y) & (ad.x >= ad.z) {
-        let setup = RayTriangleSetup::with_axis(ray, Axis::X, [d.y, d.z, d.x], true);
+        let setup = RayTriangleSetup::with_axis(ray, Axis::X, [d.y, d.z, d.x], inv.x, true);
         watertight::<1, 2, 0>(&setup, max_t, tri, check)
     } else if ad.y >= ad.z {
-        let setup = RayTriangleSetup::with_axis(ray, Axis::Y, [d.z, d.x, d.y], true);
+        let setup = RayTriangleSetup::with_axis(ray, Axis::Y, [d.z, d.x, d.y], inv.y, true);
         watertight::<2, 0, 1>(&setup, max_t, tri, check)
     } else {
-        let setup = RayTriangleSetup::with_axis(ray, Axis::Z, [d.x, d.y, d.z], true);
+        let setup = RayTriangleSetup::with_axis(ray, Axis::Z, [d.x, d.y, d.z], inv.z, true);
         watertight::<0, 1, 2>(&setup, max_t, tri, check)
     }
 }
@@ -520,7 +545,7 @@ fn watertight<const X: usize, const Y: usize, const Z: usize>(
     let inv = det.recip();
     let t = (t_scaled * inv + 0.0).min(max_t);
     if !(det.abs() < f32::INFINITY && t < f32::INFINITY)
-        || unchecked_ray.is_some_and(|ray| checked_dir_len2(ray, 0.0).is_none())
+        || unchecked_ray.is_some_and(|ray| validate(ray, 0.0, true).is_none())
         || !has_area(tri)
     {
         return None;

@@ -30,14 +30,21 @@ pub struct RayHit2 {
     pub normal: Vec2,
 }
 
-/// `(dir · dir, max_t)` when the ray and `max_t` satisfy the module's validity contract, else
-/// `None`. The returned limit is clamped to `f32::MAX`, so a `t` that overflowed to `+∞` fails the
-/// casts' range tests.
-#[inline]
-fn checked_dir_len2(ray: &Ray2, max_t: f32) -> Option<(f32, f32)> {
+/// `(dir · dir, max_t)` when the ray and `max_t` satisfy the module's validity contract and
+/// `shape_ok` holds, else `None`. The returned limit is clamped to `f32::MAX`, so a `t` that
+/// overflowed to `+∞` fails the casts' range tests. Evaluated without short-circuiting: one branch.
+#[inline(always)]
+fn validate(ray: &Ray2, max_t: f32, shape_ok: bool) -> Option<(f32, f32)> {
     let dd = ray.dir.length_squared();
-    (ray.origin.is_finite() && (f32::MIN_POSITIVE..=f32::MAX).contains(&dd) && max_t >= 0.0)
-        .then_some((dd, max_t.min(f32::MAX)))
+    let ok = shape_ok & finite(ray.origin) & (dd >= f32::MIN_POSITIVE) & (dd <= f32::MAX) & (max_t >= 0.0);
+    ok.then_some((dd, max_t.min(f32::MAX)))
+}
+
+/// Whether both components of `v` are finite, without a branch per component: `0 · x` is `±0` for
+/// finite `x` and NaN for `±∞` and NaN, and a NaN term makes the sum NaN.
+#[inline(always)]
+fn finite(v: Vec2) -> bool {
+    (v * 0.0).element_sum() == 0.0
 }
 
 /// `-dir / |dir|` for a validated ray.
@@ -46,20 +53,38 @@ fn against(dir: Vec2, dd: f32) -> Vec2 {
     dir * (-1.0 / dd.sqrt())
 }
 
+/// `v / |v|`, or `-dir / |dir|` when `v` is too short (or `radius` is zero, where `v` is rounding
+/// noise). The fallback is computed only when needed.
+#[inline]
+fn unit_or_against(v: Vec2, radius: f32, dir: Vec2, dd: f32) -> Vec2 {
+    let len2 = v.length_squared();
+    if radius > 0.0 && len2 >= f32::MIN_POSITIVE { v * len2.sqrt().recip() } else { against(dir, dd) }
+}
+
+/// The unit normal at `v`, a point relative to the center of a circle of radius `radius`
+/// (`inv_r = 1 / radius`): `v / r` made unit by one Newton step for `1/√x` at `x = 1`, as in the 3D
+/// sphere cast (exact normalization when `|v| / r` is off by more than 1e-3).
+#[inline]
+fn round_normal(v: Vec2, inv_r: f32, radius: f32, dir: Vec2, dd: f32) -> Vec2 {
+    let n = v * inv_r;
+    let n2 = n.length_squared();
+    if (n2 - 1.0).abs() <= 1e-3 { n * (1.5 - 0.5 * n2) } else { unit_or_against(v, radius, dir, dd) }
+}
+
 /// Casts a ray against a solid disc.
 ///
 /// See the module docs for the shared contract. A zero radius is the single point `center`, hit
 /// only when the ray passes through it exactly (normal `-dir / |dir|`); a negative or NaN radius is
 /// empty. The quadratic is solved in the cancellation-free form of Haines et al. (Ray Tracing Gems,
 /// ch. 7), as in the 3D sphere cast.
+#[inline]
 pub fn ray_circle(ray: &Ray2, max_t: f32, circle: &Circle) -> Option<RayHit2> {
-    let (dd, max_t) = checked_dir_len2(ray, max_t)?;
     let r = circle.radius;
-    if !(circle.center.is_finite() && r.is_finite() && r >= 0.0) {
-        return None;
-    }
+    let (dd, max_t) = validate(ray, max_t, finite(circle.center) & (r >= 0.0) & (r < f32::INFINITY))?;
     let d = ray.dir;
     let f = ray.origin - circle.center;
+    // Reciprocals of inputs, issued first so that their latency overlaps the work below.
+    let (inv_dd, inv_r) = (1.0 / dd, 1.0 / r);
     let r2 = r * r;
     let c = f.length_squared() - r2;
     if c <= 0.0 {
@@ -70,7 +95,7 @@ pub fn ray_circle(ray: &Ray2, max_t: f32, circle: &Circle) -> Option<RayHit2> {
         return None; // outside and not approaching the center
     }
     // b² − dd·c = dd (r² − |l|²), l = offset from the center to the closest point of the line.
-    let l = f - (b / dd) * d;
+    let l = f - (b * inv_dd) * d;
     let disc = r2 - l.length_squared();
     if !(disc >= 0.0) {
         return None;
@@ -79,9 +104,7 @@ pub fn ray_circle(ray: &Ray2, max_t: f32, circle: &Circle) -> Option<RayHit2> {
     if !(t <= max_t) {
         return None;
     }
-    // A zero radius has no surface direction: report -dir/|dir| rather than rounding noise.
-    let normal = if r > 0.0 { (f + t * d).normalize_or(against(d, dd)) } else { against(d, dd) };
-    Some(RayHit2 { t, normal })
+    Some(RayHit2 { t, normal: round_normal(f + t * d, inv_r, r, d, dd) })
 }
 
 /// Casts a ray against a solid axis-aligned box.
@@ -91,12 +114,10 @@ pub fn ray_circle(ray: &Ray2, max_t: f32, circle: &Circle) -> Option<RayHit2> {
 /// shared contract. At a corner the normal is the one of an edge meeting there. An inverted box
 /// (`min > max` on some axis) is empty; a zero-extent box (a segment or point) is hit where the ray
 /// meets it.
+#[inline]
 pub fn ray_aabb(ray: &Ray2, max_t: f32, aabb: &Aabb2) -> Option<RayHit2> {
-    let (dd, max_t) = checked_dir_len2(ray, max_t)?;
     let (min, max) = (aabb.min, aabb.max);
-    if !(min.is_finite() && max.is_finite() && min.cmple(max).all()) {
-        return None;
-    }
+    let (dd, max_t) = validate(ray, max_t, finite(min) & finite(max) & min.cmple(max).all())?;
     let (o, d) = (ray.origin, ray.dir);
     let inv = d.recip();
     let t1 = (min - o) * inv;
@@ -126,11 +147,9 @@ pub fn ray_aabb(ray: &Ray2, max_t: f32, aabb: &Aabb2) -> Option<RayHit2> {
 /// else the nearer endpoint), with normal `-dir / |dir|`, as if the ray struck the segment's end;
 /// `a == b` is a point, hit the same way when the ray passes exactly through it. Endpoints count.
 /// `None` for an invalid ray or `max_t` (see the module docs) or non-finite endpoints.
+#[inline]
 pub fn ray_segment(ray: &Ray2, max_t: f32, a: Vec2, b: Vec2) -> Option<RayHit2> {
-    let (dd, max_t) = checked_dir_len2(ray, max_t)?;
-    if !(a.is_finite() && b.is_finite()) {
-        return None;
-    }
+    let (dd, max_t) = validate(ray, max_t, finite(a) & finite(b))?;
     let d = ray.dir;
     let e = b - a;
     let w = a - ray.origin;
@@ -148,7 +167,7 @@ pub fn ray_segment(ray: &Ray2, max_t: f32, a: Vec2, b: Vec2) -> Option<RayHit2> 
         }
         let n = e.perp();
         let n = if n.dot(d) > 0.0 { -n } else { n };
-        return Some(RayHit2 { t: (t_num / denom).min(max_t), normal: n.normalize_or(against(d, dd)) });
+        return Some(RayHit2 { t: (t_num / denom).min(max_t), normal: unit_or_against(n, 1.0, d, dd) });
     }
     if s_num != 0.0 {
         return None; // parallel, off the line
@@ -167,8 +186,9 @@ pub fn ray_segment(ray: &Ray2, max_t: f32, a: Vec2, b: Vec2) -> Option<RayHit2> 
 /// sign of the shoelace area decides). See the module docs for the shared contract. Fewer than three
 /// vertices, zero signed area (all vertices collinear) or a non-finite vertex give `None`. For a
 /// non-convex loop the answer is the cast against the intersection of its edges' half-planes.
+#[inline]
 pub fn ray_polygon(ray: &Ray2, max_t: f32, poly: &[Vec2]) -> Option<RayHit2> {
-    let (dd, max_t) = checked_dir_len2(ray, max_t)?;
+    let (dd, max_t) = validate(ray, max_t, true)?;
     let n = poly.len();
     if n < 3 {
         return None;
@@ -176,7 +196,7 @@ pub fn ray_polygon(ray: &Ray2, max_t: f32, poly: &[Vec2]) -> Option<RayHit2> {
     let mut twice_area = 0.0;
     let mut prev = poly[n - 1];
     for &p in poly {
-        if !p.is_finite() {
+        if !finite(p) {
             return None;
         }
         twice_area += prev.perp_dot(p);
@@ -217,8 +237,9 @@ pub fn ray_polygon(ray: &Ray2, max_t: f32, poly: &[Vec2]) -> Option<RayHit2> {
         }
         prev = p;
     }
-    let fallback = against(d, dd);
-    Some(RayHit2 { t: t_lo, normal: entry_normal.map_or(fallback, |m| m.normalize_or(fallback)) })
+    // No entering edge: the origin is inside (or on the boundary), normal -dir/|dir|.
+    let normal = entry_normal.map_or_else(|| against(d, dd), |m| unit_or_against(m, 1.0, d, dd));
+    Some(RayHit2 { t: t_lo, normal })
 }
 
 #[cfg(test)]
