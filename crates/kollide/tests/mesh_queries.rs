@@ -391,3 +391,8 @@ fn moved_vertices_refit_the_bvh() {
     }
     assert!(mesh.set_vertices(vec![Vec3::ZERO]).is_err());
 }
+
+#[test]
+fn an_instance_costs_at_most_128_bytes() {
+    assert!(size_of::<kollide::mesh::MeshInstance>() <= 128, "{}", size_of::<kollide::mesh::MeshInstance>());
+}

@@ -323,6 +323,9 @@ impl Bvh3 {
                         n += 1;
                     }
                     for &item in hits[1..n].iter().rev() {
+                        if let Child::Inner(index) = Child::decode(item.0) {
+                            prefetch(&self.nodes[index as usize]);
+                        }
                         stack.push(item);
                     }
                     Some(hits[0])
@@ -367,6 +370,24 @@ impl Bvh3 {
         let setup = RayBoxSetup::new(ray);
         self.traverse_ordered(max_t.min(f32::MAX), |node, limit| node.ray_entry(&setup, limit), leaf)
     }
+}
+
+/// Asks the CPU to start loading `node` into the cache (both of its cache lines); a hint only.
+#[inline(always)]
+fn prefetch(node: &Node4) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        let p = (node as *const Node4).cast::<i8>();
+        // SAFETY: prefetching has no effect on program state and SSE is part of the x86_64
+        // baseline; the pointers come from a live reference.
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(p);
+            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64));
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = node;
 }
 
 /// The fixed-size stack of best-first traversals: `(child code, key)` pairs.
