@@ -41,14 +41,18 @@ pub(crate) trait BuildVector: Copy + Send + Sync + 'static {
     fn prim_id(p: &Self::Prim) -> u32;
     /// Twice the center of the primitive's box (the factor cancels everywhere it is used).
     fn prim_center2(p: &Self::Prim) -> Self;
+    fn splat(v: f32) -> Self;
     fn min(self, other: Self) -> Self;
     fn max(self, other: Self) -> Self;
     fn sub(self, other: Self) -> Self;
     fn mul(self, other: Self) -> Self;
     fn axis(self, axis: usize) -> f32;
-    /// Per axis, `bins · (1 − 1e-6) / extent` where `extent > 0`, else `0`: multiplying a center
-    /// offset in `[0, extent]` by it gives a bin coordinate in `[0, bins)`.
+    /// Per axis, `bins · (1 − 1e-6) / extent` (at most `f32::MAX`) where `extent` is positive and
+    /// finite, else `0`: multiplying a center offset in `[0, extent]` by it gives a bin coordinate
+    /// in `[0, bins)`.
     fn bin_scale(extent: Self, bins: usize) -> Self;
+    /// Per axis, the bin of the doubled center `c` (the unused lanes are zero), see [`bin_of`].
+    fn bins_of(c: Self, origin: Self, scale: Self, last: f32) -> [usize; 3];
     /// The SAH cost measure of the box `[min, max]`: half its surface area (3D) or perimeter (2D);
     /// zero for an inverted box.
     fn half_area(min: Self, max: Self) -> f32;
@@ -93,6 +97,10 @@ impl BuildVector for Vec3A {
         Vec3A::from_vec4(p.min + p.max)
     }
     #[inline]
+    fn splat(v: f32) -> Self {
+        Vec3A::splat(v)
+    }
+    #[inline]
     fn min(self, other: Self) -> Self {
         Vec3A::min(self, other)
     }
@@ -114,8 +122,13 @@ impl BuildVector for Vec3A {
     }
     #[inline]
     fn bin_scale(extent: Self, bins: usize) -> Self {
-        let scale = Vec3A::splat(bins as f32 * (1.0 - 1e-6)) / extent;
-        Vec3A::select(extent.cmpgt(Vec3A::ZERO), scale, Vec3A::ZERO)
+        let scale = (Vec3A::splat(bins as f32 * (1.0 - 1e-6)) / extent).min(Vec3A::splat(f32::MAX));
+        Vec3A::select(extent.cmpgt(Vec3A::ZERO) & extent.is_finite_mask(), scale, Vec3A::ZERO)
+    }
+    #[inline]
+    fn bins_of(c: Self, origin: Self, scale: Self, last: f32) -> [usize; 3] {
+        let t = bin_coordinates(c.sub(origin).mul(scale), Vec3A::splat(last));
+        [bin_of(t.x), bin_of(t.y), bin_of(t.z)]
     }
     #[inline]
     fn half_area(min: Self, max: Self) -> f32 {
@@ -158,6 +171,10 @@ impl BuildVector for Vec2 {
         p.min + p.max
     }
     #[inline]
+    fn splat(v: f32) -> Self {
+        Vec2::splat(v)
+    }
+    #[inline]
     fn min(self, other: Self) -> Self {
         Vec2::min(self, other)
     }
@@ -179,8 +196,14 @@ impl BuildVector for Vec2 {
     }
     #[inline]
     fn bin_scale(extent: Self, bins: usize) -> Self {
-        let scale = Vec2::splat(bins as f32 * (1.0 - 1e-6)) / extent;
-        Vec2::select(extent.cmpgt(Vec2::ZERO), scale, Vec2::ZERO)
+        let scale = (Vec2::splat(bins as f32 * (1.0 - 1e-6)) / extent).min(Vec2::splat(f32::MAX));
+        Vec2::select(extent.cmpgt(Vec2::ZERO) & extent.is_finite_mask(), scale, Vec2::ZERO)
+    }
+    #[inline]
+    fn bins_of(c: Self, origin: Self, scale: Self, last: f32) -> [usize; 3] {
+        let t = (c - origin) * scale;
+        let t = (t - Vec2::splat(0.5)).max(Vec2::ZERO).min(Vec2::splat(last)) + Vec2::splat(ROUNDING);
+        [bin_of(t.x), bin_of(t.y), 0]
     }
     #[inline]
     fn half_area(min: Self, max: Self) -> f32 {
@@ -225,8 +248,15 @@ const FEW_BINS: usize = 8;
 /// Ranges with at least this many primitives use [`BIN_COUNT`] bins.
 const MANY: usize = 64;
 
+/// Ranges with at least this many primitives bin a sample of about [`SAMPLES`] of them.
+const SAMPLED: usize = 4 * SAMPLES;
+const SAMPLES: usize = 1024;
+
+/// Ranges (or samples) with at least this many primitives are binned into two sets of bins.
+const TWO_SETS: usize = 256;
+
 /// Ranges of at most this many primitives are split by the exact SAH sweep.
-const EXACT_MAX: usize = 12;
+const EXACT_MAX: usize = 16;
 
 /// Below this depth SAH chooses splits; deeper ranges are split at the median, which halves the
 /// count each level. So a tree over `n < 2^28` primitives is at most `SAH_DEPTH + 28` binary
@@ -243,6 +273,9 @@ struct Span<V> {
     start: u32,
     end: u32,
     depth: u32,
+    /// The span lies in a small range whose whole subtree is already chosen (see
+    /// [`Splitter::build_small`]).
+    small: bool,
     min: V,
     max: V,
     center_min: V,
@@ -255,23 +288,37 @@ impl<V: BuildVector> Span<V> {
         (self.end - self.start) as usize
     }
 
-    /// The span over `prims[start..end]`, bounds computed by one pass.
-    fn over(prims: &[V::Prim], start: usize, end: usize, depth: u32) -> Self {
-        let mut span = Span {
-            start: start as u32,
-            end: end as u32,
-            depth,
+    /// An empty span at 0 with inverted bounds, to grow.
+    fn empty() -> Self {
+        Span {
+            start: 0,
+            end: 0,
+            depth: 0,
+            small: false,
             min: V::INFINITY,
             max: V::NEG_INFINITY,
             center_min: V::INFINITY,
             center_max: V::NEG_INFINITY,
-        };
+        }
+    }
+
+    /// Adds a record's center to the center bounds and, if `BOX`, its box to the box.
+    #[inline(always)]
+    fn grow<const BOX: bool>(&mut self, p: &V::Prim) {
+        let c = V::prim_center2(p);
+        self.center_min = self.center_min.min(c);
+        self.center_max = self.center_max.max(c);
+        if BOX {
+            self.min = self.min.min(V::prim_min(p));
+            self.max = self.max.max(V::prim_max(p));
+        }
+    }
+
+    /// The span over `prims[start..end]`, bounds computed by one pass.
+    fn over(prims: &[V::Prim], start: usize, end: usize, depth: u32) -> Self {
+        let mut span = Span { start: start as u32, end: end as u32, depth, ..Span::empty() };
         for p in &prims[start..end] {
-            span.min = span.min.min(V::prim_min(p));
-            span.max = span.max.max(V::prim_max(p));
-            let c = V::prim_center2(p);
-            span.center_min = span.center_min.min(c);
-            span.center_max = span.center_max.max(c);
+            span.grow::<true>(p);
         }
         span
     }
@@ -285,7 +332,7 @@ fn build_wide<V: BuildVector, N: WideNode<V>>(
     root: Span<V>,
     params: BuildParams,
 ) -> Vec<N> {
-    let mut splitter = Splitter::<V>::new(params);
+    let mut splitter = Splitter::<V>::new(params, prims.len());
     // Leaves hold two primitives on average, so a wide node spans about eight.
     let mut nodes: Vec<N> = Vec::with_capacity(prims.len() / 6 + 1);
     nodes.push(N::EMPTY);
@@ -374,9 +421,29 @@ struct Bin<V> {
 /// Chooses and applies splits; owns the bins so they are not re-created per range.
 struct Splitter<V> {
     params: BuildParams,
-    bins: [[Bin<V>; BIN_COUNT]; 3],
-    counts: [[u32; BIN_COUNT]; 3],
+    /// Per axis, per bin. A second set takes every other primitive of large ranges (see
+    /// [`Splitter::best_plane`]).
+    bins: [[[Bin<V>; BIN_COUNT]; 3]; 2],
+    counts: [[[u32; BIN_COUNT]; 3]; 2],
+    /// For the boundary before each record inside a small range: the depth, below the small
+    /// range's root, of the split there, or [`NO_SPLIT`] inside a leaf.
+    boundary_depth: Vec<u8>,
+    /// The work list of [`Splitter::build_small`].
+    frames: Vec<SmallNode>,
 }
+
+/// A node of the subtree of a small range: its records (local indices) sorted along each axis,
+/// where they go in leaf order, and its depth below the small range's root.
+#[derive(Clone, Copy)]
+struct SmallNode {
+    orders: [[u8; EXACT_MAX]; 3],
+    len: u8,
+    pos: u8,
+    depth: u8,
+}
+
+/// [`Splitter::boundary_depth`] of a boundary inside a leaf.
+const NO_SPLIT: u8 = u8::MAX;
 
 /// A split plane: the primitives whose bin on `axis` is below `bin` go left.
 #[derive(Clone, Copy, Debug)]
@@ -392,9 +459,15 @@ struct Plane<V> {
 }
 
 impl<V: BuildVector> Splitter<V> {
-    fn new(params: BuildParams) -> Self {
+    fn new(params: BuildParams, count: usize) -> Self {
         let empty = Bin { min: V::INFINITY, max: V::NEG_INFINITY };
-        Self { params, bins: [[empty; BIN_COUNT]; 3], counts: [[0; BIN_COUNT]; 3] }
+        Self {
+            params,
+            bins: [[[empty; BIN_COUNT]; 3]; 2],
+            counts: [[[0; BIN_COUNT]; 3]; 2],
+            boundary_depth: vec![0; count],
+            frames: Vec::with_capacity(EXACT_MAX),
+        }
     }
 
     fn decide(&mut self, prims: &mut [V::Prim], span: &Span<V>) -> State<V> {
@@ -410,11 +483,15 @@ impl<V: BuildVector> Splitter<V> {
         if n <= 1 {
             return None;
         }
+        if span.small {
+            return self.small_split(prims, span);
+        }
         if span.depth as usize >= SAH_DEPTH {
             return (n > self.params.max_leaf).then(|| median_split(prims, span));
         }
         if n <= EXACT_MAX {
-            return self.exact_split(prims, span);
+            self.build_small(prims, span);
+            return self.small_split(prims, span);
         }
         self.binned_split(prims, span)
     }
@@ -423,12 +500,10 @@ impl<V: BuildVector> Splitter<V> {
     ///
     /// In units of one primitive test: a leaf costs `n`, a split `traversal + cost / A_parent`
     /// (the probability of visiting a child being its area over the parent's).
-    fn worth_splitting(&self, span: &Span<V>, cost: f32) -> bool {
-        let n = span.len();
+    fn worth_splitting(&self, n: usize, parent_area: f32, cost: f32) -> bool {
         if n > self.params.max_leaf {
             return true;
         }
-        let parent_area = V::half_area(span.min, span.max);
         let relative = if parent_area > 0.0 { cost / parent_area } else { n as f32 };
         self.params.traversal_cost + relative < n as f32
     }
@@ -438,69 +513,88 @@ impl<V: BuildVector> Splitter<V> {
         let bins = if n >= MANY { BIN_COUNT } else { FEW_BINS };
         let origin = span.center_min;
         let scale = V::bin_scale(span.center_max.sub(origin), bins);
+        // Large ranges choose their plane from an evenly strided sample (the SAH estimate from a
+        // sample of a thousand or more primitives is close to the full one; sampling the cost
+        // function follows Hunt, Mark and Stoll, "Fast kd-tree Construction with an Adaptive
+        // Error-Bounded Heuristic", 2006). The children's boxes then come from the partition.
+        let step = if n >= SAMPLED { n / SAMPLES } else { 1 };
         let range = &mut prims[span.start as usize..span.end as usize];
-        let Some(plane) = self.best_plane(range, bins, origin, scale) else {
-            // Every center is the same point: any split is as good, halve the range.
+        let Some(plane) = self.best_plane(range, step, bins, origin, scale) else {
+            // No axis has two non-empty bins (all centers coincide): any split is as good.
             return (n > self.params.max_leaf).then(|| median_split(prims, span));
         };
-        if !self.worth_splitting(span, plane.cost) {
+        if !self.worth_splitting(n, V::half_area(span.min, span.max), plane.cost) {
             return None;
         }
-        let (axis, lo, s) = (plane.axis, origin.axis(plane.axis), scale.axis(plane.axis));
-        // The same arithmetic as in `best_plane`, so every record lands on the side its bin
-        // counted for and the children's boxes from the bins contain them.
-        let goes_left = |c: V| bin_of((c.axis(axis) - lo) * s, bins) < plane.bin;
-        let (mid, left_centers, right_centers) = partition(range, goes_left);
+        // The bin is a non-decreasing function of the center, so the records binned left are
+        // exactly those whose center is at most the last center value that bins left.
+        let axis = plane.axis;
+        let last = (bins - 1) as f32;
+        let bin = |c: f32| V::bins_of(V::splat(c), origin, scale, last)[axis];
+        let guess = origin.axis(axis) + plane.bin as f32 / scale.axis(axis);
+        let (lo, hi) = (span.center_min.axis(axis), span.center_max.axis(axis));
+        let threshold = last_below(lo, hi, guess, |c| bin(c) < plane.bin);
+        let (mid, mut left, mut right) = if step > 1 {
+            partition::<V, true>(range, axis, threshold)
+        } else {
+            let (mid, mut left, mut right) = partition::<V, false>(range, axis, threshold);
+            (left.min, left.max) = (plane.left_min, plane.left_max);
+            (right.min, right.max) = (plane.right_min, plane.right_max);
+            (mid, left, right)
+        };
         let mid = span.start + mid as u32;
         let depth = span.depth + 1;
-        let left = Span {
-            start: span.start,
-            end: mid,
-            depth,
-            min: plane.left_min,
-            max: plane.left_max,
-            center_min: left_centers.0,
-            center_max: left_centers.1,
-        };
-        let right = Span {
-            start: mid,
-            end: span.end,
-            depth,
-            min: plane.right_min,
-            max: plane.right_max,
-            center_min: right_centers.0,
-            center_max: right_centers.1,
-        };
+        (left.start, left.end, left.depth) = (span.start, mid, depth);
+        (right.start, right.end, right.depth) = (mid, span.end, depth);
         Some((left, right))
     }
 
-    /// Bins `range` on every axis and returns the plane of least SAH cost, or `None` if all
-    /// centers coincide (no axis has two non-empty bins).
-    #[inline(never)]
-    fn best_plane(&mut self, range: &[V::Prim], bins: usize, origin: V, scale: V) -> Option<Plane<V>> {
+    /// Bins every `step`-th record of `range` on every axis and returns the plane of least SAH
+    /// cost, or `None` if no axis has two non-empty bins.
+    fn best_plane(&mut self, range: &[V::Prim], step: usize, bins: usize, origin: V, scale: V) -> Option<Plane<V>> {
         let empty = Bin { min: V::INFINITY, max: V::NEG_INFINITY };
-        for axis in 0..V::DIM {
-            self.bins[axis][..bins].fill(empty);
-            self.counts[axis][..bins].fill(0);
-        }
-        for p in range {
-            let (min, max) = (V::prim_min(p), V::prim_max(p));
-            let t = V::prim_center2(p).sub(origin).mul(scale);
+        let last = (bins - 1) as f32;
+        // Neighbouring primitives of a mesh tend to fall in the same bins, and each update waits
+        // for the previous one to the same bin; with two sets of bins, one for the even and one
+        // for the odd samples, these chains are half as long.
+        let sets = if range.len() / step >= TWO_SETS { 2 } else { 1 };
+        for set in 0..sets {
             for axis in 0..V::DIM {
-                let b = bin_of(t.axis(axis), bins);
-                let bin = &mut self.bins[axis][b];
-                bin.min = bin.min.min(min);
-                bin.max = bin.max.max(max);
-                self.counts[axis][b] += 1;
+                self.bins[set][axis][..bins].fill(empty);
+                self.counts[set][axis][..bins].fill(0);
             }
         }
+        for (k, p) in range.iter().step_by(step).enumerate() {
+            let set = k & (sets - 1);
+            let (min, max) = (V::prim_min(p), V::prim_max(p));
+            let b = V::bins_of(V::prim_center2(p), origin, scale, last);
+            for axis in 0..V::DIM {
+                let bin = &mut self.bins[set][axis][b[axis]];
+                bin.min = bin.min.min(min);
+                bin.max = bin.max.max(max);
+                self.counts[set][axis][b[axis]] += 1;
+            }
+        }
+        if sets == 2 {
+            let ((first, second), (first_counts, second_counts)) =
+                (self.bins.split_at_mut(1), self.counts.split_at_mut(1));
+            for axis in 0..V::DIM {
+                for i in 0..bins {
+                    let (a, b) = (&mut first[0][axis][i], second[0][axis][i]);
+                    a.min = a.min.min(b.min);
+                    a.max = a.max.max(b.max);
+                    first_counts[0][axis][i] += second_counts[0][axis][i];
+                }
+            }
+        }
+        let n = range.len().div_ceil(step) as u32;
         let n = range.len() as u32;
         let mut best: Option<(f32, usize, usize)> = None;
         for axis in 0..V::DIM {
             if scale.axis(axis) == 0.0 {
                 continue;
             }
-            let (axis_bins, counts) = (&self.bins[axis][..bins], &self.counts[axis][..bins]);
+            let (axis_bins, counts) = (&self.bins[0][axis][..bins], &self.counts[0][axis][..bins]);
             // Right-to-left sweep: `A · N` of bins[i..].
             let mut right_cost = [0.0f32; BIN_COUNT];
             let (mut lo, mut hi, mut count) = (V::INFINITY, V::NEG_INFINITY, 0u32);
@@ -526,109 +620,232 @@ impl<V: BuildVector> Splitter<V> {
         }
         let (cost, axis, bin) = best?;
         let union = |r: std::ops::Range<usize>| {
-            self.bins[axis][r]
-                .iter()
-                .fold((V::INFINITY, V::NEG_INFINITY), |(lo, hi), b| (lo.min(b.min), hi.max(b.max)))
+            self.bins[0][axis][r].iter().fold((V::INFINITY, V::NEG_INFINITY), |(lo, hi), b| (lo.min(b.min), hi.max(b.max)))
         };
         let (left_min, left_max) = union(0..bin);
         let (right_min, right_max) = union(bin..bins);
         Some(Plane { axis, bin, cost, left_min, left_max, right_min, right_max })
     }
 
-    /// The exact SAH sweep for a small range: sort along each axis, score every split between
-    /// neighbours, apply the best (or return `None` to make a leaf).
-    #[inline(never)]
-    fn exact_split(&mut self, prims: &mut [V::Prim], span: &Span<V>) -> Option<(Span<V>, Span<V>)> {
-        let range = &mut prims[span.start as usize..span.end as usize];
+    /// Chooses the whole subtree of a small range (at most [`EXACT_MAX`] records) by the exact
+    /// SAH sweep: every split between neighbours along every axis is scored. The records are
+    /// sorted along each axis once; each split passes the sorted lists on to its children in
+    /// order. The records are reordered into leaf order and each split is noted in
+    /// [`Splitter::boundary_depth`], for [`Splitter::small_split`] to hand out.
+    fn build_small(&mut self, prims: &mut [V::Prim], span: &Span<V>) {
+        let start = span.start as usize;
+        let range = &mut prims[start..span.end as usize];
         let n = range.len();
-        let mut centers = [V::INFINITY; EXACT_MAX];
-        for (c, p) in centers.iter_mut().zip(range.iter()) {
-            *c = V::prim_center2(p);
+        let mut mins = [V::INFINITY; EXACT_MAX];
+        let mut maxs = [V::NEG_INFINITY; EXACT_MAX];
+        let mut keys = [[0.0f32; EXACT_MAX]; 3];
+        for (i, p) in range.iter().enumerate() {
+            mins[i] = V::prim_min(p);
+            maxs[i] = V::prim_max(p);
+            let c = V::prim_center2(p);
+            for (axis, key) in keys.iter_mut().enumerate().take(V::DIM) {
+                key[i] = c.axis(axis);
+            }
         }
-        // (cost, axis, left count) of the best split, and the order of each axis.
-        let mut best: Option<(f32, usize, usize)> = None;
-        let mut orders = [[0u8; EXACT_MAX]; 3];
-        for axis in 0..V::DIM {
-            let order = &mut orders[axis];
-            // Insertion sort of at most EXACT_MAX indices by center.
+        let mut root = SmallNode { orders: [[0; EXACT_MAX]; 3], len: n as u8, pos: 0, depth: 0 };
+        for (order, key) in root.orders.iter_mut().zip(&keys).take(V::DIM) {
+            // Insertion sort of the local indices by center.
             for i in 0..n {
-                let key = centers[i].axis(axis);
                 let mut k = i;
-                while k > 0 && centers[order[k - 1] as usize].axis(axis) > key {
+                while k > 0 && key[order[k - 1] as usize] > key[i] {
                     order[k] = order[k - 1];
                     k -= 1;
                 }
                 order[k] = i as u8;
             }
+        }
+        let mut leaf_order = [0u8; EXACT_MAX];
+        self.frames.clear();
+        self.frames.push(root);
+        while let Some(node) = self.frames.pop() {
+            let (m, pos) = (node.len as usize, node.pos as usize);
+            // (cost, axis, left count) of the best split; a valid split even if every cost is NaN.
+            let mut best = (f32::INFINITY, 0, m / 2);
+            let mut area = 0.0;
             let mut right_area = [0.0f32; EXACT_MAX];
-            let (mut lo, mut hi) = (V::INFINITY, V::NEG_INFINITY);
-            for i in (1..n).rev() {
-                let p = &range[order[i] as usize];
-                lo = lo.min(V::prim_min(p));
-                hi = hi.max(V::prim_max(p));
-                right_area[i] = V::half_area(lo, hi);
-            }
-            let (mut lo, mut hi) = (V::INFINITY, V::NEG_INFINITY);
-            for i in 1..n {
-                let p = &range[order[i - 1] as usize];
-                lo = lo.min(V::prim_min(p));
-                hi = hi.max(V::prim_max(p));
-                let cost = V::half_area(lo, hi) * i as f32 + right_area[i] * (n - i) as f32;
-                if best.is_none_or(|(c, ..)| cost < c) {
-                    best = Some((cost, axis, i));
+            for (axis, order) in node.orders.iter().enumerate().take(V::DIM) {
+                let order = &order[..m];
+                let (mut lo, mut hi) = (V::INFINITY, V::NEG_INFINITY);
+                for i in (1..m).rev() {
+                    lo = lo.min(mins[order[i] as usize]);
+                    hi = hi.max(maxs[order[i] as usize]);
+                    right_area[i] = V::half_area(lo, hi);
+                }
+                let (mut lo, mut hi) = (V::INFINITY, V::NEG_INFINITY);
+                for i in 1..m {
+                    lo = lo.min(mins[order[i - 1] as usize]);
+                    hi = hi.max(maxs[order[i - 1] as usize]);
+                    let cost = V::half_area(lo, hi) * i as f32 + right_area[i] * (m - i) as f32;
+                    if cost < best.0 {
+                        best = (cost, axis, i);
+                    }
+                }
+                if axis == 0 {
+                    area = V::half_area(lo.min(mins[order[m - 1] as usize]), hi.max(maxs[order[m - 1] as usize]));
                 }
             }
-        }
-        let (cost, axis, mid) = best?;
-        if !self.worth_splitting(span, cost) {
-            return None;
+            let (cost, axis, left) = best;
+            if m == 1 || !self.worth_splitting(m, area, cost) {
+                leaf_order[pos..pos + m].copy_from_slice(&node.orders[0][..m]);
+                self.boundary_depth[start + pos + 1..start + pos + m].fill(NO_SPLIT);
+                continue;
+            }
+            self.boundary_depth[start + pos + left] = node.depth;
+            let goes_left = node.orders[axis][..left].iter().fold(0u32, |mask, &i| mask | 1 << i);
+            let child = |pos: usize, len: usize| SmallNode {
+                orders: [[0; EXACT_MAX]; 3],
+                len: len as u8,
+                pos: pos as u8,
+                depth: node.depth + 1,
+            };
+            let (mut l, mut r) = (child(pos, left), child(pos + left, m - left));
+            for a in 0..V::DIM {
+                // Stable: both halves stay sorted.
+                let (mut nl, mut nr) = (0, 0);
+                for &i in &node.orders[a][..m] {
+                    if goes_left >> i & 1 == 1 {
+                        l.orders[a][nl] = i;
+                        nl += 1;
+                    } else {
+                        r.orders[a][nr] = i;
+                        nr += 1;
+                    }
+                }
+            }
+            self.frames.push(r);
+            self.frames.push(l);
         }
         let mut sorted = [range[0]; EXACT_MAX];
-        for (dst, &src) in sorted.iter_mut().zip(&orders[axis][..n]) {
+        for (dst, &src) in sorted.iter_mut().zip(&leaf_order[..n]) {
             *dst = range[src as usize];
         }
         range.copy_from_slice(&sorted[..n]);
+    }
+
+    /// The split of a span in a small range, as [`Splitter::build_small`] chose it: at the
+    /// interior boundary of least depth, or `None` for a leaf.
+    fn small_split(&self, prims: &[V::Prim], span: &Span<V>) -> Option<(Span<V>, Span<V>)> {
         let (start, end) = (span.start as usize, span.end as usize);
-        let mid = start + mid;
-        Some((Span::over(prims, start, mid, span.depth + 1), Span::over(prims, mid, end, span.depth + 1)))
+        let (k, &depth) = self.boundary_depth[start + 1..end].iter().enumerate().min_by_key(|&(_, d)| *d)?;
+        if depth == NO_SPLIT {
+            return None;
+        }
+        let mid = start + 1 + k;
+        let half = |a, b| Span { small: true, ..Span::over(prims, a, b, span.depth + 1) };
+        Some((half(start, mid), half(mid, end)))
     }
 }
 
-/// The bin of a bin coordinate `t` (a center offset times the bin scale). `as usize` saturates
-/// (NaN gives 0) and the `min` keeps the top edge in the last bin.
-#[inline]
-fn bin_of(t: f32, bins: usize) -> usize {
-    (t as usize).min(bins - 1)
+/// The largest float `x` in `[lo, hi]` with `left(x)`, for a predicate that holds at `lo`,
+/// fails at `hi` and, along the floats in increasing order, never holds again once it failed.
+/// `lo` and `hi` must not be NaN.
+///
+/// The search runs over the floats themselves (their order keys), so the answer is exact: an
+/// exponential search from `guess` (an estimate of the answer) brackets it, bisection finishes.
+/// With a guess a few ulps off that takes a handful of evaluations, and at most about 64.
+fn last_below(lo: f32, hi: f32, guess: f32, left: impl Fn(f32) -> bool) -> f32 {
+    let (mut lo, mut hi) = (order_key(lo), order_key(hi));
+    let guess = order_key(guess);
+    let mut step = 1u32;
+    if lo < guess && guess < hi {
+        if left(from_order_key(guess)) {
+            lo = guess;
+            while hi - lo > step {
+                if !left(from_order_key(lo + step)) {
+                    hi = lo + step;
+                    break;
+                }
+                lo += step;
+                step = step.saturating_mul(2);
+            }
+        } else {
+            hi = guess;
+            while hi - lo > step {
+                if left(from_order_key(hi - step)) {
+                    lo = hi - step;
+                    break;
+                }
+                hi -= step;
+                step = step.saturating_mul(2);
+            }
+        }
+    }
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if left(from_order_key(mid)) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    from_order_key(lo)
 }
 
-/// Moves the records whose doubled center `goes_left` to the front (Hoare's scheme, each record
-/// classified once) and returns how many went left with the bounds of both sides' centers.
-#[allow(clippy::type_complexity)]
-#[inline(never)]
-fn partition<V: BuildVector>(
+/// A key that orders floats like their values (`-0` just below `+0`): flip every bit of a
+/// negative float, the sign bit of a positive one. NaNs land beyond the infinities.
+#[inline]
+fn order_key(x: f32) -> u32 {
+    let bits = x.to_bits();
+    if bits >> 31 == 1 { !bits } else { bits | 0x8000_0000 }
+}
+
+/// The inverse of [`order_key`].
+#[inline]
+fn from_order_key(key: u32) -> f32 {
+    f32::from_bits(if key >> 31 == 1 { key & 0x7FFF_FFFF } else { !key })
+}
+
+/// Adding 2²³ to a float in `[0, 2²²)` rounds it to an integer held in the low mantissa bits.
+const ROUNDING: f32 = 8_388_608.0;
+
+/// Bin coordinates `t` (center offsets times the bin scale, in `[0, bins)` for centers within
+/// the binned range) made ready for [`bin_of`]: `t − 0.5` clamped to `[0, last]`, plus
+/// [`ROUNDING`]. Bin `k` thus holds the `t` in about `[k, k + 1)` (the rounding is to nearest
+/// even, so a `t` of exactly `k + 1` may stay in bin `k`). Every step is monotone, so the bin is a
+/// non-decreasing function of the center, and any value (even NaN) gives a bin in range.
+#[inline]
+fn bin_coordinates(t: Vec3A, last: Vec3A) -> Vec3A {
+    (t - Vec3A::splat(0.5)).max(Vec3A::ZERO).min(last) + Vec3A::splat(ROUNDING)
+}
+
+/// The bin index held in a lane of [`bin_coordinates`]; the mask keeps it in `0..BIN_COUNT`
+/// whatever the lane holds.
+#[inline]
+fn bin_of(rounded: f32) -> usize {
+    rounded.to_bits() as usize & (BIN_COUNT - 1)
+}
+
+/// Moves the records whose doubled center on `axis` is at most `threshold` to the front
+/// (Hoare's scheme, each record classified once) and returns how many went left, with the span
+/// bounds of both sides: the centers' bounds, and the boxes if `BOXES` (else left infinite).
+fn partition<V: BuildVector, const BOXES: bool>(
     range: &mut [V::Prim],
-    goes_left: impl Fn(V) -> bool,
-) -> (usize, (V, V), (V, V)) {
-    let (mut left_min, mut left_max) = (V::INFINITY, V::NEG_INFINITY);
-    let (mut right_min, mut right_max) = (V::INFINITY, V::NEG_INFINITY);
+    axis: usize,
+    threshold: f32,
+) -> (usize, Span<V>, Span<V>) {
+    let mut left = Span::empty();
+    let mut right = Span::empty();
     let (mut i, mut j) = (0, range.len());
     loop {
         while i < j {
-            let c = V::prim_center2(&range[i]);
-            if !goes_left(c) {
+            let p = &range[i];
+            if V::prim_center2(p).axis(axis) > threshold {
                 break;
             }
-            left_min = left_min.min(c);
-            left_max = left_max.max(c);
+            left.grow::<BOXES>(p);
             i += 1;
         }
         while i < j {
-            let c = V::prim_center2(&range[j - 1]);
-            if goes_left(c) {
+            let p = &range[j - 1];
+            if V::prim_center2(p).axis(axis) <= threshold {
                 break;
             }
-            right_min = right_min.min(c);
-            right_max = right_max.max(c);
+            right.grow::<BOXES>(p);
             j -= 1;
         }
         if i == j {
@@ -636,15 +853,12 @@ fn partition<V: BuildVector>(
         }
         // range[i] goes right and range[j - 1] goes left (so i < j - 1): swap them.
         range.swap(i, j - 1);
-        let (l, r) = (V::prim_center2(&range[i]), V::prim_center2(&range[j - 1]));
-        left_min = left_min.min(l);
-        left_max = left_max.max(l);
-        right_min = right_min.min(r);
-        right_max = right_max.max(r);
+        left.grow::<BOXES>(&range[i]);
+        right.grow::<BOXES>(&range[j - 1]);
         i += 1;
         j -= 1;
     }
-    (i, (left_min, left_max), (right_min, right_max))
+    (i, left, right)
 }
 
 /// Splits at the median center along the axis of largest center extent (used past
@@ -668,6 +882,7 @@ fn pack_all<V: BuildVector>(boxes: impl Iterator<Item = (u32, V, V)>) -> (Vec<V:
         start: 0,
         end: 0,
         depth: 0,
+        small: false,
         min: V::INFINITY,
         max: V::NEG_INFINITY,
         center_min: V::INFINITY,

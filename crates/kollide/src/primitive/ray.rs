@@ -18,7 +18,8 @@
 //!   Sizes of zero are valid, lower-dimensional shapes (a point, a segment, a flat box) and are hit
 //!   only where the ray actually meets them.
 //! - **Range.** Coordinates are assumed small enough that their squares and products stay finite
-//!   (below about 1e18); beyond that results are finite and in range but not meaningful.
+//!   (below about 1e18); beyond that a cast may miss, or report a hit that is finite and within
+//!   `[0, max_t]` but not meaningful.
 //!
 //! Triangles are two-sided surfaces, cast with the watertight test of Woop, Benthin and Wald; see
 //! [`ray_triangle`].
@@ -42,14 +43,27 @@ pub struct RayHit {
     pub normal: Vec3,
 }
 
-/// `(dir · dir, max_t)` when the ray and `max_t` satisfy the module's validity contract and
-/// `shape_ok` holds, else `None`. The returned limit is clamped to `f32::MAX`, so a `t` that
-/// overflowed to `+∞` fails the casts' range tests. Evaluated without short-circuiting: one branch.
+/// Whether the ray and `max_t` satisfy the module's validity contract (`dd = dir · dir`).
+/// Evaluated without short-circuiting: one branch for the caller.
 #[inline(always)]
-fn validate(ray: &Ray3, max_t: f32, shape_ok: bool) -> Option<(f32, f32)> {
-    let dd = ray.dir.length_squared();
-    let ok = shape_ok & finite(ray.origin) & (dd >= f32::MIN_POSITIVE) & (dd <= f32::MAX) & (max_t >= 0.0);
-    ok.then_some((dd, max_t.min(f32::MAX)))
+fn ray_ok(ray: &Ray3, dd: f32, max_t: f32) -> bool {
+    finite(ray.origin) & dir_ok(dd, max_t)
+}
+
+/// [`ray_ok`] without the origin (for casts that check a finite difference from it instead).
+#[inline(always)]
+fn dir_ok(dd: f32, max_t: f32) -> bool {
+    (f32::MIN_POSITIVE..=f32::MAX).contains(&dd) & (max_t >= 0.0)
+}
+
+/// `hit` if the inputs were valid and its `t` is finite (not overflowed).
+///
+/// The casts run on unchecked input, where NaN or ±∞ coordinates can only produce a miss or a
+/// meaningless hit (floating-point arithmetic never traps), and check the input only when they
+/// found a hit: valid queries that miss pay nothing for validation.
+#[inline(always)]
+fn accept(hit: RayHit, inputs_ok: bool) -> Option<RayHit> {
+    (inputs_ok & (hit.t < f32::INFINITY)).then_some(hit)
 }
 
 /// Whether every component of `v` is finite, without a branch per component: `0 · x` is `±0` for
@@ -97,17 +111,18 @@ fn round_normal(v: Vec3, inv_r: f32, radius: f32, dir: Vec3, dd: f32) -> Vec3 {
 /// still exact and the reported normal is `±plane.normal` as given.
 #[inline]
 pub fn ray_plane(ray: &Ray3, max_t: f32, plane: &Plane3) -> Option<RayHit> {
-    let shape_ok = finite(plane.normal) & (plane.d * 0.0 == 0.0) & (plane.normal != Vec3::ZERO);
-    let (_, max_t) = validate(ray, max_t, shape_ok)?;
-    let denom = plane.normal.dot(ray.dir);
-    let dist = plane.normal.dot(ray.origin) - plane.d;
-    let normal = if denom > 0.0 { -plane.normal } else { plane.normal };
-    if dist == 0.0 {
-        return Some(RayHit { t: 0.0, normal });
+    let n = plane.normal;
+    let denom = n.dot(ray.dir);
+    let dist = n.dot(ray.origin) - plane.d;
+    let normal = if denom > 0.0 { -n } else { n };
+    // A parallel ray off the plane gives ±∞ or NaN: rejected here or by `accept`.
+    let t = if dist == 0.0 { 0.0 } else { -dist / denom };
+    if !(t >= 0.0 && t <= max_t) {
+        return None;
     }
-    // A parallel ray gives ±∞ (or a negative t): both fail the range test below.
-    let t = -dist / denom;
-    (t >= 0.0 && t <= max_t && t.is_finite()).then_some(RayHit { t, normal })
+    let dd = ray.dir.length_squared();
+    let plane_ok = finite(n) & (plane.d * 0.0 == 0.0) & (n != Vec3::ZERO);
+    accept(RayHit { t, normal }, ray_ok(ray, dd, max_t) & plane_ok)
 }
 
 /// Casts a ray against a solid sphere.
@@ -121,16 +136,18 @@ pub fn ray_plane(ray: &Ray3, max_t: f32, plane: &Plane3) -> Option<RayHit> {
 /// early outs (*Real-Time Collision Detection*, §5.3.2).
 #[inline]
 pub fn ray_sphere(ray: &Ray3, max_t: f32, sphere: &Sphere) -> Option<RayHit> {
-    let r = sphere.radius;
-    let (dd, max_t) = validate(ray, max_t, finite(sphere.center) & (r >= 0.0) & (r < f32::INFINITY))?;
-    cast_ball(ray.origin - sphere.center, ray.dir, dd, sphere.radius, max_t)
+    let (dd, r) = (ray.dir.length_squared(), sphere.radius);
+    let f = ray.origin - sphere.center;
+    let hit = cast_ball(f, ray.dir, dd, r, max_t)?;
+    // A finite `f` means a finite origin and center (a difference that overflows is out of range).
+    accept(hit, dir_ok(dd, max_t) & finite(f) & (0.0..f32::INFINITY).contains(&r))
 }
 
-/// The sphere cast on a validated ray: `f = origin - center`, `dd = dir · dir`.
+/// The sphere cast on unchecked input (see [`accept`]): `f = origin - center`, `dd = dir · dir`.
 #[inline]
 fn cast_ball(f: Vec3, d: Vec3, dd: f32, radius: f32, max_t: f32) -> Option<RayHit> {
-    // Reciprocals of inputs, issued first so that their latency overlaps the work below.
-    let (inv_dd, inv_r) = (1.0 / dd, 1.0 / radius);
+    // 1/r for the normal, issued first so that its latency overlaps the work below.
+    let inv_r = 1.0 / radius;
     // |f + t d|² = r²  ⇔  dd t² + 2 b t + c = 0 with b = f·d, c = f·f − r².
     let r2 = radius * radius;
     let c = f.length_squared() - r2;
@@ -142,17 +159,17 @@ fn cast_ball(f: Vec3, d: Vec3, dd: f32, radius: f32, max_t: f32) -> Option<RayHi
     if !(b < 0.0) {
         return None;
     }
-    // b² − dd·c = dd (r² − |l|²) where l = f − (b/dd) d is the offset from the center to the
-    // closest point of the line. Computing |l|² directly avoids the cancellation in b² − dd·c when
-    // the origin is far away compared with the radius (Haines et al.).
-    let l = f - (b * inv_dd) * d;
-    let disc = r2 - l.length_squared();
+    // The discriminant b² − dd·c = dd·r² − |f × d|² (Lagrange's identity). |f × d| = |d|·(distance
+    // from the center to the line), so this is Haines et al.'s dd·(r² − |l|²), l the offset from the
+    // center to the closest point of the line: its error grows like |f|/r instead of the (|f|/r)² of
+    // the cancellation in b² − dd·c when the origin is far from a small sphere.
+    let disc = dd * r2 - f.cross(d).length_squared();
     if !(disc >= 0.0) {
         return None;
     }
     // Near root c / q with q = −b + √(b² − dd c): both terms of q are positive, so no cancellation
     // (Numerical Recipes §5.6; Haines et al.).
-    let q = -b + (dd * disc).sqrt();
+    let q = -b + disc.sqrt();
     let t = c / q;
     if !(t <= max_t) {
         return None;
@@ -160,8 +177,9 @@ fn cast_ball(f: Vec3, d: Vec3, dd: f32, radius: f32, max_t: f32) -> Option<RayHi
     Some(RayHit { t, normal: round_normal(f + t * d, inv_r, radius, d, dd) })
 }
 
-/// The first point where a validated ray enters an axis-aligned box `[min, max]` (`min ≤ max`,
-/// both finite), clipped to `t ∈ [0, max_t]`.
+/// The first point where a ray enters an axis-aligned box `[min, max]`, clipped to
+/// `t ∈ [0, max_t]` (meaningful for a valid ray and box; computed on unchecked input, see
+/// [`accept`]).
 enum BoxEntry {
     /// The origin lies in the closed box.
     Inside,
@@ -210,12 +228,13 @@ fn cast_box(o: Vec3A, d: Vec3A, min: Vec3A, max: Vec3A, max_t: f32) -> Option<Bo
 /// `None`; a zero-extent box is a face, segment or point and is hit where the ray meets it.
 #[inline]
 pub fn ray_aabb(ray: &Ray3, max_t: f32, aabb: &Aabb3) -> Option<RayHit> {
-    let shape_ok = finite(aabb.min) & finite(aabb.max) & aabb.min.cmple(aabb.max).all();
-    let (dd, max_t) = validate(ray, max_t, shape_ok)?;
-    match cast_box(ray.origin.into(), ray.dir.into(), aabb.min.into(), aabb.max.into(), max_t)? {
-        BoxEntry::Inside => Some(origin_inside_hit(ray.dir, dd)),
-        BoxEntry::Face { t, normal } => Some(RayHit { t, normal: normal.into() }),
-    }
+    let dd = ray.dir.length_squared();
+    let hit = match cast_box(ray.origin.into(), ray.dir.into(), aabb.min.into(), aabb.max.into(), max_t)? {
+        BoxEntry::Inside => origin_inside_hit(ray.dir, dd),
+        BoxEntry::Face { t, normal } => RayHit { t, normal: normal.into() },
+    };
+    let box_ok = finite(aabb.min) & finite(aabb.max) & aabb.min.cmple(aabb.max).all();
+    accept(hit, ray_ok(ray, dd, max_t) & box_ok)
 }
 
 /// Casts a ray against a solid oriented box.
@@ -228,18 +247,18 @@ pub fn ray_aabb(ray: &Ray3, max_t: f32, aabb: &Aabb3) -> Option<RayHit> {
 #[inline]
 pub fn ray_obb(ray: &Ray3, max_t: f32, obb: &Obb3) -> Option<RayHit> {
     let h = obb.half_extents;
-    let axes_ok = finite(obb.axes.x_axis) & finite(obb.axes.y_axis) & finite(obb.axes.z_axis);
-    let shape_ok = finite(obb.center) & axes_ok & finite(h) & h.cmpge(Vec3::ZERO).all();
-    let (dd, max_t) = validate(ray, max_t, shape_ok)?;
     let rel = ray.origin - obb.center;
     let (ax, ay, az) = (obb.axes.x_axis, obb.axes.y_axis, obb.axes.z_axis);
     let o = Vec3A::new(ax.dot(rel), ay.dot(rel), az.dot(rel));
     let d = Vec3A::new(ax.dot(ray.dir), ay.dot(ray.dir), az.dot(ray.dir));
-    let h = Vec3A::from(h);
-    match cast_box(o, d, -h, h, max_t)? {
-        BoxEntry::Inside => Some(origin_inside_hit(ray.dir, dd)),
-        BoxEntry::Face { t, normal } => Some(RayHit { t, normal: obb.axes * Vec3::from(normal) }),
-    }
+    let dd = ray.dir.length_squared();
+    let hit = match cast_box(o, d, -Vec3A::from(h), h.into(), max_t)? {
+        BoxEntry::Inside => origin_inside_hit(ray.dir, dd),
+        BoxEntry::Face { t, normal } => RayHit { t, normal: obb.axes * Vec3::from(normal) },
+    };
+    let axes_ok = finite(ax) & finite(ay) & finite(az);
+    let obb_ok = finite(obb.center) & axes_ok & finite(h) & h.cmpge(Vec3::ZERO).all();
+    accept(hit, ray_ok(ray, dd, max_t) & obb_ok)
 }
 
 /// Casts a ray against a solid capsule: every point within `radius` of the segment `a b`.
@@ -255,8 +274,15 @@ pub fn ray_obb(ray: &Ray3, max_t: f32, obb: &Obb3) -> Option<RayHit> {
 /// the disc itself lies inside that sphere.
 #[inline]
 pub fn ray_capsule(ray: &Ray3, max_t: f32, a: Vec3, b: Vec3, radius: f32) -> Option<RayHit> {
-    let shape_ok = finite(a) & finite(b) & (radius >= 0.0) & (radius < f32::INFINITY);
-    let (dd, max_t) = validate(ray, max_t, shape_ok)?;
+    let dd = ray.dir.length_squared();
+    let hit = cast_capsule(ray, dd, max_t, a, b, radius)?;
+    let capsule_ok = finite(a) & finite(b) & (0.0..f32::INFINITY).contains(&radius);
+    accept(hit, ray_ok(ray, dd, max_t) & capsule_ok)
+}
+
+/// The capsule cast on unchecked input (see [`accept`]).
+#[inline(always)]
+fn cast_capsule(ray: &Ray3, dd: f32, max_t: f32, a: Vec3, b: Vec3, radius: f32) -> Option<RayHit> {
     let d = ray.dir;
     let ba = b - a;
     let oa = ray.origin - a;
@@ -277,7 +303,6 @@ pub fn ray_capsule(ray: &Ray3, max_t: f32, a: Vec3, b: Vec3, radius: f32) -> Opt
     // Components perpendicular to the axis: |op + t dp|² = r² on the infinite cylinder.
     let dp = d - (d_axial * inv_baba) * ba;
     let aq = dp.length_squared();
-    let inv_aq = 1.0 / aq;
     let op = oa - (s_origin * inv_baba) * ba;
     let c = op.length_squared() - r2;
     let s_enter = if c > 0.0 {
@@ -286,12 +311,11 @@ pub fn ray_capsule(ray: &Ray3, max_t: f32, a: Vec3, b: Vec3, radius: f32) -> Opt
         if !(bq < 0.0) {
             return None; // moving away from (or parallel to) the axis: never enters
         }
-        let l = op - (bq * inv_aq) * dp;
-        let disc = r2 - l.length_squared();
+        let disc = aq * r2 - op.cross(dp).length_squared();
         if !(disc >= 0.0) {
             return None;
         }
-        let t = c / (-bq + (aq * disc).sqrt());
+        let t = c / (-bq + disc.sqrt());
         if !(t <= max_t) {
             return None; // the capsule lies inside the cylinder: it is entered no earlier
         }
@@ -425,7 +449,7 @@ impl RayTriangleSetup {
         } else {
             (Axis::Z, d.x, d.y, d.z)
         };
-        Self::with_axis(ray, kz, [dx, dy, dz], 1.0 / dz, validate(ray, 0.0, true).is_some())
+        Self::with_axis(ray, kz, [dx, dy, dz], 1.0 / dz, ray_ok(ray, d.length_squared(), 0.0))
     }
 
     /// The setup for dominant axis `kz`, the direction components `[dx, dy, dz]` in the order
@@ -541,11 +565,11 @@ fn watertight<const X: usize, const Y: usize, const Z: usize>(
     }
     // Hit path only. `+ 0.0` turns −0 into +0 and `min` absorbs the rounding. A finite det means
     // finite vertices (an infinite coordinate makes an edge function infinite or NaN); an
-    // overflowed t and a degenerate triangle are rejected.
+    // overflowed t, an unchecked invalid ray and a degenerate triangle are rejected.
     let inv = det.recip();
     let t = (t_scaled * inv + 0.0).min(max_t);
     if !(det.abs() < f32::INFINITY && t < f32::INFINITY)
-        || unchecked_ray.is_some_and(|ray| validate(ray, 0.0, true).is_none())
+        || unchecked_ray.is_some_and(|ray| !(ray.origin.is_finite() && dir_ok(ray.dir.length_squared(), 0.0)))
         || !has_area(tri)
     {
         return None;

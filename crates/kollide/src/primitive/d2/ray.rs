@@ -12,7 +12,8 @@
 //!   tangent hits). Touching counts.
 //! - **Bad shapes.** Non-finite coordinates or a negative size make a shape empty: `None`.
 //! - **Range.** Coordinates are assumed small enough that their squares and products stay finite
-//!   (below about 1e18); beyond that results are finite and in range but not meaningful.
+//!   (below about 1e18); beyond that a cast may miss, or report a hit that is finite and within
+//!   `[0, max_t]` but not meaningful.
 
 // Tests are written as `!(accepting condition)` so that NaN, which fails every comparison, always
 // takes the rejecting branch.
@@ -30,14 +31,25 @@ pub struct RayHit2 {
     pub normal: Vec2,
 }
 
-/// `(dir · dir, max_t)` when the ray and `max_t` satisfy the module's validity contract and
-/// `shape_ok` holds, else `None`. The returned limit is clamped to `f32::MAX`, so a `t` that
-/// overflowed to `+∞` fails the casts' range tests. Evaluated without short-circuiting: one branch.
+/// Whether the ray and `max_t` satisfy the module's validity contract (`dd = dir · dir`).
+/// Evaluated without short-circuiting: one branch for the caller.
 #[inline(always)]
-fn validate(ray: &Ray2, max_t: f32, shape_ok: bool) -> Option<(f32, f32)> {
-    let dd = ray.dir.length_squared();
-    let ok = shape_ok & finite(ray.origin) & (dd >= f32::MIN_POSITIVE) & (dd <= f32::MAX) & (max_t >= 0.0);
-    ok.then_some((dd, max_t.min(f32::MAX)))
+fn ray_ok(ray: &Ray2, dd: f32, max_t: f32) -> bool {
+    finite(ray.origin) & dir_ok(dd, max_t)
+}
+
+/// [`ray_ok`] without the origin (for casts that check a finite difference from it instead).
+#[inline(always)]
+fn dir_ok(dd: f32, max_t: f32) -> bool {
+    (f32::MIN_POSITIVE..=f32::MAX).contains(&dd) & (max_t >= 0.0)
+}
+
+/// `hit` if the inputs were valid and its `t` is finite (not overflowed). The casts run on
+/// unchecked input, where NaN or ±∞ can only produce a miss or a meaningless hit, and check the
+/// input only when they found a hit: valid queries that miss pay nothing for validation.
+#[inline(always)]
+fn accept(hit: RayHit2, inputs_ok: bool) -> Option<RayHit2> {
+    (inputs_ok & (hit.t < f32::INFINITY)).then_some(hit)
 }
 
 /// Whether both components of `v` are finite, without a branch per component: `0 · x` is `±0` for
@@ -47,7 +59,7 @@ fn finite(v: Vec2) -> bool {
     (v * 0.0).element_sum() == 0.0
 }
 
-/// `-dir / |dir|` for a validated ray.
+/// `-dir / |dir|` (meaningful for a valid ray).
 #[inline]
 fn against(dir: Vec2, dd: f32) -> Vec2 {
     dir * (-1.0 / dd.sqrt())
@@ -79,12 +91,20 @@ fn round_normal(v: Vec2, inv_r: f32, radius: f32, dir: Vec2, dd: f32) -> Vec2 {
 /// ch. 7), as in the 3D sphere cast.
 #[inline]
 pub fn ray_circle(ray: &Ray2, max_t: f32, circle: &Circle) -> Option<RayHit2> {
-    let r = circle.radius;
-    let (dd, max_t) = validate(ray, max_t, finite(circle.center) & (r >= 0.0) & (r < f32::INFINITY))?;
-    let d = ray.dir;
+    let (dd, r) = (ray.dir.length_squared(), circle.radius);
+    let hit = cast_disc(ray, dd, max_t, circle.center, r)?;
+    // A finite difference means a finite origin and center (one that overflows is out of range).
     let f = ray.origin - circle.center;
-    // Reciprocals of inputs, issued first so that their latency overlaps the work below.
-    let (inv_dd, inv_r) = (1.0 / dd, 1.0 / r);
+    accept(hit, dir_ok(dd, max_t) & finite(f) & (0.0..f32::INFINITY).contains(&r))
+}
+
+/// The circle cast on unchecked input (see [`accept`]).
+#[inline(always)]
+fn cast_disc(ray: &Ray2, dd: f32, max_t: f32, center: Vec2, r: f32) -> Option<RayHit2> {
+    let d = ray.dir;
+    let f = ray.origin - center;
+    // 1/r for the normal, issued first so that its latency overlaps the work below.
+    let inv_r = 1.0 / r;
     let r2 = r * r;
     let c = f.length_squared() - r2;
     if c <= 0.0 {
@@ -94,13 +114,13 @@ pub fn ray_circle(ray: &Ray2, max_t: f32, circle: &Circle) -> Option<RayHit2> {
     if !(b < 0.0) {
         return None; // outside and not approaching the center
     }
-    // b² − dd·c = dd (r² − |l|²), l = offset from the center to the closest point of the line.
-    let l = f - (b * inv_dd) * d;
-    let disc = r2 - l.length_squared();
+    // b² − dd·c = dd·r² − (f × d)² (Lagrange's identity): Haines et al.'s cancellation-free form.
+    let cross = f.perp_dot(d);
+    let disc = dd * r2 - cross * cross;
     if !(disc >= 0.0) {
         return None;
     }
-    let t = c / (-b + (dd * disc).sqrt());
+    let t = c / (-b + disc.sqrt());
     if !(t <= max_t) {
         return None;
     }
@@ -116,8 +136,15 @@ pub fn ray_circle(ray: &Ray2, max_t: f32, circle: &Circle) -> Option<RayHit2> {
 /// meets it.
 #[inline]
 pub fn ray_aabb(ray: &Ray2, max_t: f32, aabb: &Aabb2) -> Option<RayHit2> {
-    let (min, max) = (aabb.min, aabb.max);
-    let (dd, max_t) = validate(ray, max_t, finite(min) & finite(max) & min.cmple(max).all())?;
+    let dd = ray.dir.length_squared();
+    let hit = cast_box(ray, dd, max_t, aabb.min, aabb.max)?;
+    let box_ok = finite(aabb.min) & finite(aabb.max) & aabb.min.cmple(aabb.max).all();
+    accept(hit, ray_ok(ray, dd, max_t) & box_ok)
+}
+
+/// The box cast on unchecked input (see [`accept`]).
+#[inline(always)]
+fn cast_box(ray: &Ray2, dd: f32, max_t: f32, min: Vec2, max: Vec2) -> Option<RayHit2> {
     let (o, d) = (ray.origin, ray.dir);
     let inv = d.recip();
     let t1 = (min - o) * inv;
@@ -149,7 +176,14 @@ pub fn ray_aabb(ray: &Ray2, max_t: f32, aabb: &Aabb2) -> Option<RayHit2> {
 /// `None` for an invalid ray or `max_t` (see the module docs) or non-finite endpoints.
 #[inline]
 pub fn ray_segment(ray: &Ray2, max_t: f32, a: Vec2, b: Vec2) -> Option<RayHit2> {
-    let (dd, max_t) = validate(ray, max_t, finite(a) & finite(b))?;
+    let dd = ray.dir.length_squared();
+    let hit = cast_segment(ray, dd, max_t, a, b)?;
+    accept(hit, ray_ok(ray, dd, max_t) & finite(a) & finite(b))
+}
+
+/// The segment cast on unchecked input (see [`accept`]).
+#[inline(always)]
+fn cast_segment(ray: &Ray2, dd: f32, max_t: f32, a: Vec2, b: Vec2) -> Option<RayHit2> {
     let d = ray.dir;
     let e = b - a;
     let w = a - ray.origin;
@@ -188,7 +222,10 @@ pub fn ray_segment(ray: &Ray2, max_t: f32, a: Vec2, b: Vec2) -> Option<RayHit2> 
 /// non-convex loop the answer is the cast against the intersection of its edges' half-planes.
 #[inline]
 pub fn ray_polygon(ray: &Ray2, max_t: f32, poly: &[Vec2]) -> Option<RayHit2> {
-    let (dd, max_t) = validate(ray, max_t, true)?;
+    let dd = ray.dir.length_squared();
+    if !ray_ok(ray, dd, max_t) {
+        return None;
+    }
     let n = poly.len();
     if n < 3 {
         return None;
@@ -239,7 +276,7 @@ pub fn ray_polygon(ray: &Ray2, max_t: f32, poly: &[Vec2]) -> Option<RayHit2> {
     }
     // No entering edge: the origin is inside (or on the boundary), normal -dir/|dir|.
     let normal = entry_normal.map_or_else(|| against(d, dd), |m| unit_or_against(m, 1.0, d, dd));
-    Some(RayHit2 { t: t_lo, normal })
+    accept(RayHit2 { t: t_lo, normal }, true)
 }
 
 #[cfg(test)]
