@@ -16,3 +16,8 @@ pub mod bvh;
 pub mod math;
 pub mod mesh;
 pub mod primitive;
+
+/// The README's examples, compiled and run as doctests.
+#[doc = include_str!("../../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
