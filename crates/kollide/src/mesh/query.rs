@@ -328,7 +328,13 @@ impl TriMesh {
                 let mut limit = limit;
                 let mut found = None;
                 for k in range {
-                    let c = closest_point_triangle(p, self.slot_corners(k));
+                    let corners = self.slot_corners(k);
+                    // The triangle's own box bounds its distance from below: skip the exact
+                    // closest-point computation when even the box is too far.
+                    if triangle_box_distance_squared(corners, p) > limit {
+                        continue;
+                    }
+                    let c = closest_point_triangle(p, corners);
                     let d2 = (c.point - p).length_squared();
                     if d2 <= limit && best.is_none_or(|(_, _, d): (_, _, f32)| d2 < d) {
                         limit = d2;
@@ -375,6 +381,14 @@ impl TriMesh {
         };
         n * solid.orientation
     }
+}
+
+/// Squared distance from `p` to the box around a triangle (zero inside it).
+#[inline]
+pub(crate) fn triangle_box_distance_squared(t: &[Vec3; 3], p: Vec3) -> f32 {
+    let (lo, hi) = (t[0].min(t[1]).min(t[2]), t[0].max(t[1]).max(t[2]));
+    let gap = (lo - p).max(p - hi).max(Vec3::ZERO);
+    gap.length_squared()
 }
 
 /// Children whose box is within `sqrt(r2)` of `center`.

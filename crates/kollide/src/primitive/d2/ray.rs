@@ -17,7 +17,7 @@
 
 // Tests are written as `!(accepting condition)` so that NaN, which fails every comparison, always
 // takes the rejecting branch.
-#![allow(clippy::neg_cmp_op_on_partial_ord)]
+
 
 use crate::bounds::{Aabb2, Circle};
 use crate::math::{Ray2, Vec2};
