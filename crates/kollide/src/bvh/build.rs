@@ -2,29 +2,31 @@
 //!
 //! Each primitive is a box; it goes entirely to the side of a split its box center falls on, so
 //! every primitive ends up in exactly one leaf (no duplication, seed 000). Splits minimise the
-//! surface area heuristic (MacDonald and Booth 1990):
+//! surface area heuristic (MacDonald and Booth 1990), top-down:
 //!
-//! - large ranges are binned: the candidate planes lie between [`BIN_COUNT`] equal bins of the
-//!   center range on every axis (Wald, "On fast Construction of SAH-based Bounding Volume
-//!   Hierarchies", 2007), with fewer bins for mid-sized ranges;
-//! - small ranges ([`EXACT_MAX`] primitives or fewer) are sorted along each axis and every split
-//!   between consecutive primitives is scored, which is the exact SAH sweep;
-//! - past [`SAH_DEPTH`] levels ranges are split at the median, which bounds the depth.
-//!
-//! Work per binned range is two passes over its primitives: one fills the bins, one partitions.
-//! The children's boxes come from the bins of the chosen plane, and the bounds of the children's
-//! centers are gathered while partitioning, so no further pass is needed.
+//! - Ranges of more than [`EXACT_MAX`] primitives are binned: the candidate planes lie between
+//!   equal bins of the range of box centers on every axis (Wald, "On fast Construction of
+//!   SAH-based Bounding Volume Hierarchies", 2007); [`BIN_COUNT`] bins, [`FEW_BINS`] below
+//!   [`MANY`] primitives. From [`SAMPLED`] primitives on, only an evenly strided sample of about
+//!   [`SAMPLES`] is binned: the plane it picks is about as good, and the binning pass, whose
+//!   cost per primitive is the highest of the build, shrinks to nothing at the top of the tree.
+//!   The chosen plane is applied by one partition pass that also gathers the children's center
+//!   bounds (and their boxes when sampled; otherwise the bins on each side give them).
+//! - Ranges of at most [`EXACT_MAX`] primitives get their whole subtree at once by the exact SAH
+//!   sweep (every split between neighbours along every axis is scored), with the records sorted
+//!   along each axis once ([`Splitter::build_small`]).
+//! - Past [`SAH_DEPTH`] levels, ranges are split at the median, which bounds the depth.
 //!
 //! The wide nodes are assembled while splitting, as a binary-to-wide collapse would do it: a wide
 //! node starts from one binary split of its range and keeps splitting the child of largest
 //! surface area that is not a leaf until it has four children. No binary tree is stored.
 //!
-//! The build is iterative (an explicit task list, no recursion) and moves the packed primitive
-//! records in place, so every pass over a range reads memory sequentially.
+//! The build is iterative (explicit work lists, no recursion) and moves 32-byte primitive records
+//! in place, so every pass over a range reads memory sequentially.
 
 use super::wide::{Bvh3, Child, MAX_PRIMITIVES, Node4};
 use crate::bounds::Aabb3;
-use glam::{Vec2, Vec3A, Vec4};
+use glam::{Mat3A, Vec2, Vec3A, Vec4};
 
 /// The vector operations the builder needs, for `Vec2` (2D) and `Vec3A` (3D), and the packed
 /// record of one primitive during the build.
@@ -56,6 +58,8 @@ pub(crate) trait BuildVector: Copy + Send + Sync + 'static {
     /// The SAH cost measure of the box `[min, max]`: half its surface area (3D) or perimeter (2D);
     /// zero for an inverted box.
     fn half_area(min: Self, max: Self) -> f32;
+    /// [`BuildVector::half_area`] of three boxes at once, in the lanes of the result.
+    fn half_areas(min: [Self; 3], max: [Self; 3]) -> Vec3A;
 }
 
 /// The spare fourth lane of a 3D record's `min` holds the id as the bits `ID_TAG | id`: for ids
@@ -135,6 +139,13 @@ impl BuildVector for Vec3A {
         let d = (max - min).max(Vec3A::ZERO);
         d.x * d.y + d.y * d.z + d.z * d.x
     }
+    #[inline]
+    fn half_areas(min: [Self; 3], max: [Self; 3]) -> Vec3A {
+        let extent = |k: usize| (max[k] - min[k]).max(Vec3A::ZERO);
+        // Rows: the x, y and z extents of the three boxes.
+        let t = Mat3A::from_cols(extent(0), extent(1), extent(2)).transpose();
+        t.x_axis * t.y_axis + t.y_axis * t.z_axis + t.z_axis * t.x_axis
+    }
 }
 
 /// The 2D build record.
@@ -210,6 +221,10 @@ impl BuildVector for Vec2 {
         let d = (max - min).max(Vec2::ZERO);
         d.x + d.y
     }
+    #[inline]
+    fn half_areas(min: [Self; 3], max: [Self; 3]) -> Vec3A {
+        Vec3A::from_array(std::array::from_fn(|k| Self::half_area(min[k], max[k])))
+    }
 }
 
 /// A wide node the builder fills: up to four children, each with its box.
@@ -236,6 +251,20 @@ pub(crate) struct BuildParams {
     pub traversal_cost: f32,
 }
 
+impl BuildParams {
+    /// Whether a split of SAH cost `cost` (`A_left N_left + A_right N_right`) beats a leaf.
+    ///
+    /// In units of one primitive test: a leaf costs `n`, a split `traversal + cost / A_parent`
+    /// (the probability of visiting a child being its area over the parent's).
+    fn worth_splitting(self, n: usize, parent_area: f32, cost: f32) -> bool {
+        if n > self.max_leaf {
+            return true;
+        }
+        let relative = if parent_area > 0.0 { cost / parent_area } else { n as f32 };
+        self.traversal_cost + relative < n as f32
+    }
+}
+
 /// Bins per axis for large ranges. Wald (2007) finds 16 bins within a few percent of the full
 /// SAH sweep.
 const BIN_COUNT: usize = 16;
@@ -248,26 +277,37 @@ const FEW_BINS: usize = 8;
 /// Ranges with at least this many primitives use [`BIN_COUNT`] bins.
 const MANY: usize = 64;
 
-/// Ranges with at least this many primitives bin a sample of about [`SAMPLES`] of them.
-const SAMPLED: usize = 4 * SAMPLES;
-const SAMPLES: usize = 1024;
+/// Ranges with at least this many primitives bin a sample of [`SAMPLES`] to `2 · SAMPLES` of
+/// them. Over the bunny and torus benchmarks the tree's SAH cost stays within 0.3% of binning
+/// every primitive.
+const SAMPLED: usize = 2 * SAMPLES;
 
-/// Ranges (or samples) with at least this many primitives are binned into two sets of bins.
-const TWO_SETS: usize = 256;
+/// See [`SAMPLED`].
+const SAMPLES: usize = 128;
 
 /// Ranges of at most this many primitives are split by the exact SAH sweep.
 const EXACT_MAX: usize = 16;
 
+/// A local index of a small range, masked so the compiler sees it is in bounds (indices are
+/// below [`EXACT_MAX`], a power of two).
+#[inline(always)]
+fn local(i: u8) -> usize {
+    const { assert!(EXACT_MAX.is_power_of_two()) };
+    i as usize & (EXACT_MAX - 1)
+}
+
 /// Below this depth SAH chooses splits; deeper ranges are split at the median, which halves the
 /// count each level. So a tree over `n < 2^28` primitives is at most `SAH_DEPTH + 28` binary
-/// levels deep (the wide tree is shallower), which bounds the traversal stacks.
+/// levels deep (the wide tree is shallower), which bounds the traversal stacks. (A small range's
+/// subtree starts above `SAH_DEPTH` and adds fewer than [`EXACT_MAX`] levels, within the bound.)
 pub(crate) const SAH_DEPTH: usize = 36;
 
 /// The deepest a tree built here can be (root at depth 0).
 pub(crate) const MAX_DEPTH: usize = SAH_DEPTH + 28;
 
 /// A contiguous run `start..end` of the build records, with its box, the bounds of its doubled
-/// box centers, and its depth in the binary split hierarchy.
+/// box centers, and its depth in the binary split hierarchy. The center bounds are left empty
+/// (infinite) in spans of small ranges, which are never binned.
 #[derive(Clone, Copy, Debug)]
 struct Span<V> {
     start: u32,
@@ -333,8 +373,9 @@ fn build_wide<V: BuildVector, N: WideNode<V>>(
     params: BuildParams,
 ) -> Vec<N> {
     let mut splitter = Splitter::<V>::new(params, prims.len());
-    // Leaves hold two primitives on average, so a wide node spans about eight.
-    let mut nodes: Vec<N> = Vec::with_capacity(prims.len() / 6 + 1);
+    // Leaves hold one to two primitives on average and nodes two to four children: a third of
+    // the primitive count is a generous bound (the unused tail is released below).
+    let mut nodes: Vec<N> = Vec::with_capacity(prims.len() / 3 + 1);
     nodes.push(N::EMPTY);
     let Some((left, right)) = splitter.split(prims, &root) else {
         nodes[0].set_child(0, leaf_child(&root), root.min, root.max);
@@ -343,40 +384,34 @@ fn build_wide<V: BuildVector, N: WideNode<V>>(
     // (a wide node, the two halves of the binary split of its range)
     let mut tasks = vec![(0usize, left, right)];
     while let Some((node, left, right)) = tasks.pop() {
-        let open = |span| Slot { span, state: State::Open };
-        let mut slots = [open(left), open(right), open(left), open(left)];
+        // The children so far, their areas, and whether each is known to be a leaf.
+        let mut spans = [left, right, left, left];
+        let mut areas = [V::half_area(left.min, left.max), V::half_area(right.min, right.max), 0.0, 0.0];
+        let mut leaf = [false; 4];
         let mut count = 2;
         // Replace the largest child that is not a leaf by its two halves, as a collapse of the
         // binary tree would (the largest inner child by surface area).
         while count < 4 {
-            let mut widest: Option<(usize, f32)> = None;
-            for (k, slot) in slots[..count].iter().enumerate() {
-                if !matches!(slot.state, State::Leaf) {
-                    let area = V::half_area(slot.span.min, slot.span.max);
-                    if widest.is_none_or(|(_, a)| area > a) {
-                        widest = Some((k, area));
-                    }
+            let mut widest: Option<usize> = None;
+            for k in 0..count {
+                if !leaf[k] && widest.is_none_or(|w| areas[k] > areas[w]) {
+                    widest = Some(k);
                 }
             }
-            let Some((k, _)) = widest else { break };
-            if let State::Open = slots[k].state {
-                slots[k].state = splitter.decide(prims, &slots[k].span);
-            }
-            if let State::Split(a, b) = slots[k].state {
-                slots[k] = open(a);
-                slots[count] = open(b);
-                count += 1;
+            let Some(k) = widest else { break };
+            match splitter.split(prims, &spans[k]) {
+                None => leaf[k] = true,
+                Some((a, b)) => {
+                    (spans[k], spans[count]) = (a, b);
+                    (areas[k], areas[count]) = (V::half_area(a.min, a.max), V::half_area(b.min, b.max));
+                    count += 1;
+                }
             }
         }
         // The children: leaves, or new wide nodes that start from their own split.
-        for (lane, slot) in slots[..count].iter().enumerate() {
-            let s = &slot.span;
-            let halves = match slot.state {
-                State::Open => splitter.split(prims, s),
-                State::Leaf => None,
-                State::Split(a, b) => Some((a, b)),
-            };
-            match halves {
+        for lane in 0..count {
+            let s = &spans[lane];
+            match if leaf[lane] { None } else { splitter.split(prims, s) } {
                 None => nodes[node].set_child(lane, leaf_child(s), s.min, s.max),
                 Some((a, b)) => {
                     let child = nodes.len();
@@ -395,22 +430,6 @@ fn leaf_child<V: BuildVector>(span: &Span<V>) -> Child {
     Child::Leaf { first: span.start, count: span.end - span.start }
 }
 
-/// A child of a wide node under construction.
-#[derive(Clone, Copy)]
-struct Slot<V> {
-    span: Span<V>,
-    state: State<V>,
-}
-
-#[derive(Clone, Copy)]
-enum State<V> {
-    /// Not yet known to be a leaf or split.
-    Open,
-    Leaf,
-    /// Split into these two halves.
-    Split(Span<V>, Span<V>),
-}
-
 /// One bin of one axis: the box around the primitives whose center falls in it.
 #[derive(Clone, Copy)]
 struct Bin<V> {
@@ -421,10 +440,10 @@ struct Bin<V> {
 /// Chooses and applies splits; owns the bins so they are not re-created per range.
 struct Splitter<V> {
     params: BuildParams,
-    /// Per axis, per bin. A second set takes every other primitive of large ranges (see
-    /// [`Splitter::best_plane`]).
-    bins: [[[Bin<V>; BIN_COUNT]; 3]; 2],
-    counts: [[[u32; BIN_COUNT]; 3]; 2],
+    /// Per axis, per bin: the box, and the number of primitives (exact in `f32`: a binned
+    /// range or sample holds at most a few hundred records).
+    bins: [[Bin<V>; BIN_COUNT]; 3],
+    counts: [[f32; BIN_COUNT]; 3],
     /// For the boundary before each record inside a small range: the depth, below the small
     /// range's root, of the split there, or [`NO_SPLIT`] inside a leaf.
     boundary_depth: Vec<u8>,
@@ -432,11 +451,13 @@ struct Splitter<V> {
     frames: Vec<SmallNode>,
 }
 
-/// A node of the subtree of a small range: its records (local indices) sorted along each axis,
-/// where they go in leaf order, and its depth below the small range's root.
+/// A node of the subtree of a small range. Its records are given per axis as a set of
+/// positions in the range's order along that axis (bit `p` set: the record at position `p` is
+/// in the node), so iterating the bits visits them sorted along that axis. `pos` is where its
+/// records go in leaf order, `depth` its depth below the small range's root.
 #[derive(Clone, Copy)]
 struct SmallNode {
-    orders: [[u8; EXACT_MAX]; 3],
+    sorted: [u32; 3],
     len: u8,
     pos: u8,
     depth: u8,
@@ -463,17 +484,10 @@ impl<V: BuildVector> Splitter<V> {
         let empty = Bin { min: V::INFINITY, max: V::NEG_INFINITY };
         Self {
             params,
-            bins: [[[empty; BIN_COUNT]; 3]; 2],
-            counts: [[[0; BIN_COUNT]; 3]; 2],
+            bins: [[empty; BIN_COUNT]; 3],
+            counts: [[0.0; BIN_COUNT]; 3],
             boundary_depth: vec![0; count],
             frames: Vec::with_capacity(EXACT_MAX),
-        }
-    }
-
-    fn decide(&mut self, prims: &mut [V::Prim], span: &Span<V>) -> State<V> {
-        match self.split(prims, span) {
-            Some((a, b)) => State::Split(a, b),
-            None => State::Leaf,
         }
     }
 
@@ -496,26 +510,15 @@ impl<V: BuildVector> Splitter<V> {
         self.binned_split(prims, span)
     }
 
-    /// Whether a split of SAH cost `cost` (`A_left N_left + A_right N_right`) beats a leaf.
-    ///
-    /// In units of one primitive test: a leaf costs `n`, a split `traversal + cost / A_parent`
-    /// (the probability of visiting a child being its area over the parent's).
-    fn worth_splitting(&self, n: usize, parent_area: f32, cost: f32) -> bool {
-        if n > self.params.max_leaf {
-            return true;
-        }
-        let relative = if parent_area > 0.0 { cost / parent_area } else { n as f32 };
-        self.params.traversal_cost + relative < n as f32
-    }
-
+    /// The binned SAH split of a range of more than [`EXACT_MAX`] records. (Sampled ranges are
+    /// always larger than a leaf, so their cost, counted in samples, only ranks planes.)
     fn binned_split(&mut self, prims: &mut [V::Prim], span: &Span<V>) -> Option<(Span<V>, Span<V>)> {
         let n = span.len();
         let bins = if n >= MANY { BIN_COUNT } else { FEW_BINS };
         let origin = span.center_min;
         let scale = V::bin_scale(span.center_max.sub(origin), bins);
-        // Large ranges choose their plane from an evenly strided sample (the SAH estimate from a
-        // sample of a thousand or more primitives is close to the full one; sampling the cost
-        // function follows Hunt, Mark and Stoll, "Fast kd-tree Construction with an Adaptive
+        // Large ranges choose their plane from an evenly strided sample (sampling the cost
+        // function as in Hunt, Mark and Stoll, "Fast kd-tree Construction with an Adaptive
         // Error-Bounded Heuristic", 2006). The children's boxes then come from the partition.
         let step = if n >= SAMPLED { n / SAMPLES } else { 1 };
         let range = &mut prims[span.start as usize..span.end as usize];
@@ -523,11 +526,14 @@ impl<V: BuildVector> Splitter<V> {
             // No axis has two non-empty bins (all centers coincide): any split is as good.
             return (n > self.params.max_leaf).then(|| median_split(prims, span));
         };
-        if !self.worth_splitting(n, V::half_area(span.min, span.max), plane.cost) {
+        if !self.params.worth_splitting(n, V::half_area(span.min, span.max), plane.cost) {
             return None;
         }
-        // The bin is a non-decreasing function of the center, so the records binned left are
-        // exactly those whose center is at most the last center value that bins left.
+        // The bin is a non-decreasing function of the center (see `bin_coordinates`), so the
+        // records that bin left are exactly those whose center is at most the last value that
+        // bins left: the partition compares one float per record instead of recomputing bins.
+        // The center bounds bracket that value: the lowest center bins to 0, the highest to the
+        // last bin, and `plane.bin` lies in between.
         let axis = plane.axis;
         let last = (bins - 1) as f32;
         let bin = |c: f32| V::bins_of(V::splat(c), origin, scale, last)[axis];
@@ -551,76 +557,66 @@ impl<V: BuildVector> Splitter<V> {
 
     /// Bins every `step`-th record of `range` on every axis and returns the plane of least SAH
     /// cost, or `None` if no axis has two non-empty bins.
-    fn best_plane(&mut self, range: &[V::Prim], step: usize, bins: usize, origin: V, scale: V) -> Option<Plane<V>> {
+    fn best_plane(
+        &mut self,
+        range: &[V::Prim],
+        step: usize,
+        bins: usize,
+        origin: V,
+        scale: V,
+    ) -> Option<Plane<V>> {
         let empty = Bin { min: V::INFINITY, max: V::NEG_INFINITY };
         let last = (bins - 1) as f32;
-        // Neighbouring primitives of a mesh tend to fall in the same bins, and each update waits
-        // for the previous one to the same bin; with two sets of bins, one for the even and one
-        // for the odd samples, these chains are half as long.
-        let sets = if range.len() / step >= TWO_SETS { 2 } else { 1 };
-        for set in 0..sets {
-            for axis in 0..V::DIM {
-                self.bins[set][axis][..bins].fill(empty);
-                self.counts[set][axis][..bins].fill(0);
-            }
+        for axis in 0..3 {
+            self.bins[axis][..bins].fill(empty);
+            self.counts[axis][..bins].fill(0.0);
         }
-        for (k, p) in range.iter().step_by(step).enumerate() {
-            let set = k & (sets - 1);
+        for p in range.iter().step_by(step) {
             let (min, max) = (V::prim_min(p), V::prim_max(p));
             let b = V::bins_of(V::prim_center2(p), origin, scale, last);
-            for axis in 0..V::DIM {
-                let bin = &mut self.bins[set][axis][b[axis]];
+            for ((bins, counts), &b) in self.bins.iter_mut().zip(&mut self.counts).zip(&b).take(V::DIM) {
+                let bin = &mut bins[b];
                 bin.min = bin.min.min(min);
                 bin.max = bin.max.max(max);
-                self.counts[set][axis][b[axis]] += 1;
+                counts[b] += 1.0;
             }
         }
-        if sets == 2 {
-            let ((first, second), (first_counts, second_counts)) =
-                (self.bins.split_at_mut(1), self.counts.split_at_mut(1));
-            for axis in 0..V::DIM {
-                for i in 0..bins {
-                    let (a, b) = (&mut first[0][axis][i], second[0][axis][i]);
-                    a.min = a.min.min(b.min);
-                    a.max = a.max.max(b.max);
-                    first_counts[0][axis][i] += second_counts[0][axis][i];
-                }
+        // Sweep all axes at once (SIMD lanes = axes; a missing third axis has empty bins):
+        // right to left for `A · N` of bins[i..], then left to right for the cost of each plane.
+        let (all_bins, counts) = (&self.bins, &self.counts);
+        let count_at = |i: usize| Vec3A::new(counts[0][i], counts[1][i], counts[2][i]);
+        let mut right_cost = [Vec3A::ZERO; BIN_COUNT];
+        let (mut lo, mut hi, mut count) = ([V::INFINITY; 3], [V::NEG_INFINITY; 3], Vec3A::ZERO);
+        for i in (1..bins).rev() {
+            for a in 0..3 {
+                (lo[a], hi[a]) = (lo[a].min(all_bins[a][i].min), hi[a].max(all_bins[a][i].max));
             }
+            count += count_at(i);
+            right_cost[i] = V::half_areas(lo, hi) * count;
         }
-        let n = range.len().div_ceil(step) as u32;
-        let n = range.len() as u32;
-        let mut best: Option<(f32, usize, usize)> = None;
-        for axis in 0..V::DIM {
-            if scale.axis(axis) == 0.0 {
-                continue;
+        let n = Vec3A::splat(range.len().div_ceil(step) as f32);
+        let (mut best_cost, mut best_bin) = (Vec3A::INFINITY, Vec3A::ZERO);
+        let (mut lo, mut hi, mut count) = ([V::INFINITY; 3], [V::NEG_INFINITY; 3], Vec3A::ZERO);
+        for (i, &right) in right_cost.iter().enumerate().take(bins).skip(1) {
+            for a in 0..3 {
+                (lo[a], hi[a]) = (lo[a].min(all_bins[a][i - 1].min), hi[a].max(all_bins[a][i - 1].max));
             }
-            let (axis_bins, counts) = (&self.bins[0][axis][..bins], &self.counts[0][axis][..bins]);
-            // Right-to-left sweep: `A · N` of bins[i..].
-            let mut right_cost = [0.0f32; BIN_COUNT];
-            let (mut lo, mut hi, mut count) = (V::INFINITY, V::NEG_INFINITY, 0u32);
-            for i in (1..bins).rev() {
-                lo = lo.min(axis_bins[i].min);
-                hi = hi.max(axis_bins[i].max);
-                count += counts[i];
-                right_cost[i] = V::half_area(lo, hi) * count as f32;
-            }
-            let (mut lo, mut hi, mut count) = (V::INFINITY, V::NEG_INFINITY, 0u32);
-            for i in 1..bins {
-                lo = lo.min(axis_bins[i - 1].min);
-                hi = hi.max(axis_bins[i - 1].max);
-                count += counts[i - 1];
-                if count == 0 || count == n {
-                    continue;
-                }
-                let cost = V::half_area(lo, hi) * count as f32 + right_cost[i];
-                if best.is_none_or(|(c, ..)| cost < c) {
-                    best = Some((cost, axis, i));
-                }
-            }
+            count += count_at(i - 1);
+            let cost = V::half_areas(lo, hi) * count + right;
+            // A plane with every primitive on one side is no split.
+            let better = cost.cmplt(best_cost) & count.cmpgt(Vec3A::ZERO) & count.cmplt(n);
+            best_cost = Vec3A::select(better, cost, best_cost);
+            best_bin = Vec3A::select(better, Vec3A::splat(i as f32), best_bin);
         }
-        let (cost, axis, bin) = best?;
+        let axis = (1..V::DIM).fold(0, |best, a| if best_cost[a] < best_cost[best] { a } else { best });
+        let (cost, bin) = (best_cost[axis], best_bin[axis] as usize);
+        if bin == 0 {
+            return None;
+        }
         let union = |r: std::ops::Range<usize>| {
-            self.bins[0][axis][r].iter().fold((V::INFINITY, V::NEG_INFINITY), |(lo, hi), b| (lo.min(b.min), hi.max(b.max)))
+            all_bins[axis][r]
+                .iter()
+                .fold((V::INFINITY, V::NEG_INFINITY), |(lo, hi), b| (lo.min(b.min), hi.max(b.max)))
         };
         let (left_min, left_max) = union(0..bin);
         let (right_min, right_max) = union(bin..bins);
@@ -629,102 +625,147 @@ impl<V: BuildVector> Splitter<V> {
 
     /// Chooses the whole subtree of a small range (at most [`EXACT_MAX`] records) by the exact
     /// SAH sweep: every split between neighbours along every axis is scored. The records are
-    /// sorted along each axis once; each split passes the sorted lists on to its children in
-    /// order. The records are reordered into leaf order and each split is noted in
-    /// [`Splitter::boundary_depth`], for [`Splitter::small_split`] to hand out.
+    /// sorted along each axis once; a node keeps its records as bit sets of sorted positions, so
+    /// its children inherit sorted lists for free. The records are reordered into leaf order and
+    /// each split is noted in [`Splitter::boundary_depth`], for [`Splitter::small_split`] to
+    /// hand out.
     fn build_small(&mut self, prims: &mut [V::Prim], span: &Span<V>) {
         let start = span.start as usize;
         let range = &mut prims[start..span.end as usize];
         let n = range.len();
-        let mut mins = [V::INFINITY; EXACT_MAX];
-        let mut maxs = [V::NEG_INFINITY; EXACT_MAX];
-        let mut keys = [[0.0f32; EXACT_MAX]; 3];
-        for (i, p) in range.iter().enumerate() {
-            mins[i] = V::prim_min(p);
-            maxs[i] = V::prim_max(p);
-            let c = V::prim_center2(p);
-            for (axis, key) in keys.iter_mut().enumerate().take(V::DIM) {
-                key[i] = c.axis(axis);
+        // Per axis: the local indices in order of center (ties by index), and each one's rank.
+        let mut order = [[0u8; EXACT_MAX]; 3];
+        let mut rank = [[0u8; EXACT_MAX]; 3];
+        for axis in 0..V::DIM {
+            // The centers' order keys with the local index in the low bits.
+            let mut keys = [0u64; EXACT_MAX];
+            for ((key, p), i) in keys.iter_mut().zip(range.iter()).zip(0u64..) {
+                *key = u64::from(order_key(V::prim_center2(p).axis(axis))) << 32 | i;
+            }
+            keys[..n].sort_unstable();
+            for (position, &key) in keys[..n].iter().enumerate() {
+                order[axis][position] = key as u8;
+                rank[axis][local(key as u8)] = position as u8;
             }
         }
-        let mut root = SmallNode { orders: [[0; EXACT_MAX]; 3], len: n as u8, pos: 0, depth: 0 };
-        for (order, key) in root.orders.iter_mut().zip(&keys).take(V::DIM) {
-            // Insertion sort of the local indices by center.
-            for i in 0..n {
-                let mut k = i;
-                while k > 0 && key[order[k - 1] as usize] > key[i] {
-                    order[k] = order[k - 1];
-                    k -= 1;
-                }
-                order[k] = i as u8;
+        // Below three dimensions the spare lanes repeat axis 0 (and are never chosen).
+        for axis in V::DIM..3 {
+            (order[axis], rank[axis]) = (order[0], rank[0]);
+        }
+        // Per axis, the boxes in sorted order, for the sweeps.
+        let mut sorted_min = [[V::INFINITY; EXACT_MAX]; 3];
+        let mut sorted_max = [[V::NEG_INFINITY; EXACT_MAX]; 3];
+        for a in 0..3 {
+            for (position, &i) in order[a][..n].iter().enumerate() {
+                let p = &range[local(i)];
+                (sorted_min[a][position], sorted_max[a][position]) = (V::prim_min(p), V::prim_max(p));
             }
         }
+        let sorted_box = |a: usize, position: u32| {
+            let k = position as usize & (EXACT_MAX - 1);
+            (sorted_min[a][k], sorted_max[a][k])
+        };
+        let params = self.params;
+        let boundary = &mut self.boundary_depth[start..start + n];
+        let records: &[V::Prim] = range;
+        let bounds = |i: u8| {
+            let p = &records[local(i)];
+            (V::prim_min(p), V::prim_max(p))
+        };
+        // The record at the lowest (or highest) sorted position of `set` along `axis`.
+        let lowest = |axis: usize, set: u32| order[axis][local(set.trailing_zeros() as u8)];
+        let highest = |axis: usize, set: u32| order[axis][local(31 - set.leading_zeros() as u8)];
         let mut leaf_order = [0u8; EXACT_MAX];
-        self.frames.clear();
-        self.frames.push(root);
-        while let Some(node) = self.frames.pop() {
-            let (m, pos) = (node.len as usize, node.pos as usize);
-            // (cost, axis, left count) of the best split; a valid split even if every cost is NaN.
-            let mut best = (f32::INFINITY, 0, m / 2);
-            let mut area = 0.0;
-            let mut right_area = [0.0f32; EXACT_MAX];
-            for (axis, order) in node.orders.iter().enumerate().take(V::DIM) {
-                let order = &order[..m];
-                let (mut lo, mut hi) = (V::INFINITY, V::NEG_INFINITY);
-                for i in (1..m).rev() {
-                    lo = lo.min(mins[order[i] as usize]);
-                    hi = hi.max(maxs[order[i] as usize]);
-                    right_area[i] = V::half_area(lo, hi);
-                }
-                let (mut lo, mut hi) = (V::INFINITY, V::NEG_INFINITY);
-                for i in 1..m {
-                    lo = lo.min(mins[order[i - 1] as usize]);
-                    hi = hi.max(maxs[order[i - 1] as usize]);
-                    let cost = V::half_area(lo, hi) * i as f32 + right_area[i] * (m - i) as f32;
-                    if cost < best.0 {
-                        best = (cost, axis, i);
+        // Nodes of one or two records are decided on the spot; larger ones wait in `frames`.
+        let place =
+            |frames: &mut Vec<SmallNode>, leaf_order: &mut [u8], boundary: &mut [u8], node: SmallNode| {
+                let pos = node.pos as usize;
+                let set = node.sorted[0];
+                match node.len {
+                    1 => leaf_order[pos] = lowest(0, set),
+                    2 => {
+                        let (a, b) = (lowest(0, set), highest(0, set));
+                        let ((a_min, a_max), (b_min, b_max)) = (bounds(a), bounds(b));
+                        let cost = V::half_area(a_min, a_max) + V::half_area(b_min, b_max);
+                        let area = V::half_area(a_min.min(b_min), a_max.max(b_max));
+                        let split = params.worth_splitting(2, area, cost);
+                        boundary[pos + 1] = if split { node.depth } else { NO_SPLIT };
+                        (leaf_order[pos], leaf_order[pos + 1]) = (a, b);
                     }
+                    _ => frames.push(node),
                 }
-                if axis == 0 {
-                    area = V::half_area(lo.min(mins[order[m - 1] as usize]), hi.max(maxs[order[m - 1] as usize]));
+            };
+        let mut frames = std::mem::take(&mut self.frames);
+        frames.clear();
+        let all = (1u32 << n) - 1;
+        let root = SmallNode { sorted: [all; 3], len: n as u8, pos: 0, depth: 0 };
+        place(&mut frames, &mut leaf_order, boundary, root);
+        while let Some(node) = frames.pop() {
+            let (m, pos) = (node.len as usize, node.pos as usize);
+            // Sweep all axes at once (SIMD lanes = axes): the areas of the boxes of the last
+            // `m - i` records along each axis, then of the first `i` with the cost of each split.
+            let mut right_area = [Vec3A::ZERO; EXACT_MAX];
+            let (mut lo, mut hi) = ([V::INFINITY; 3], [V::NEG_INFINITY; 3]);
+            let mut rest = node.sorted;
+            for area in right_area[1..m].iter_mut().rev() {
+                for a in 0..3 {
+                    let top = 31 - rest[a].leading_zeros();
+                    let (min, max) = sorted_box(a, top);
+                    rest[a] &= !(1 << top);
+                    (lo[a], hi[a]) = (lo[a].min(min), hi[a].max(max));
                 }
+                *area = V::half_areas(lo, hi);
             }
-            let (cost, axis, left) = best;
-            if m == 1 || !self.worth_splitting(m, area, cost) {
-                leaf_order[pos..pos + m].copy_from_slice(&node.orders[0][..m]);
-                self.boundary_depth[start + pos + 1..start + pos + m].fill(NO_SPLIT);
+            // Per axis, the least cost and its left count; a valid split even if every cost is
+            // NaN.
+            let mut best_cost = Vec3A::INFINITY;
+            let mut best_left = Vec3A::splat((m / 2) as f32);
+            let (mut lo, mut hi) = ([V::INFINITY; 3], [V::NEG_INFINITY; 3]);
+            let mut rest = node.sorted;
+            for (i, &right) in right_area.iter().enumerate().take(m).skip(1) {
+                for a in 0..3 {
+                    let (min, max) = sorted_box(a, rest[a].trailing_zeros());
+                    rest[a] &= rest[a] - 1;
+                    (lo[a], hi[a]) = (lo[a].min(min), hi[a].max(max));
+                }
+                let cost = V::half_areas(lo, hi) * i as f32 + right * (m - i) as f32;
+                let better = cost.cmplt(best_cost);
+                best_cost = Vec3A::select(better, cost, best_cost);
+                best_left = Vec3A::select(better, Vec3A::splat(i as f32), best_left);
+            }
+            let (min, max) = sorted_box(0, rest[0].trailing_zeros());
+            let area = V::half_area(lo[0].min(min), hi[0].max(max));
+            let axis = (1..V::DIM).fold(0, |best, a| if best_cost[a] < best_cost[best] { a } else { best });
+            let (cost, left) = (best_cost[axis], best_left[axis] as usize);
+            if !params.worth_splitting(m, area, cost) {
+                let mut set = node.sorted[0];
+                for slot in &mut leaf_order[pos..pos + m] {
+                    *slot = lowest(0, set);
+                    set &= set - 1;
+                }
+                boundary[pos + 1..pos + m].fill(NO_SPLIT);
                 continue;
             }
-            self.boundary_depth[start + pos + left] = node.depth;
-            let goes_left = node.orders[axis][..left].iter().fold(0u32, |mask, &i| mask | 1 << i);
-            let child = |pos: usize, len: usize| SmallNode {
-                orders: [[0; EXACT_MAX]; 3],
-                len: len as u8,
-                pos: pos as u8,
-                depth: node.depth + 1,
-            };
-            let (mut l, mut r) = (child(pos, left), child(pos + left, m - left));
-            for a in 0..V::DIM {
-                // Stable: both halves stay sorted.
-                let (mut nl, mut nr) = (0, 0);
-                for &i in &node.orders[a][..m] {
-                    if goes_left >> i & 1 == 1 {
-                        l.orders[a][nl] = i;
-                        nl += 1;
-                    } else {
-                        r.orders[a][nr] = i;
-                        nr += 1;
-                    }
+            boundary[pos + left] = node.depth;
+            // The first `left` records along `axis` go left; their positions along every axis.
+            let mut l = SmallNode { sorted: [0; 3], len: left as u8, pos: pos as u8, depth: node.depth + 1 };
+            let mut set = node.sorted[axis];
+            for _ in 0..left {
+                let i = local(lowest(axis, set));
+                set &= set - 1;
+                for (sorted, rank) in l.sorted.iter_mut().zip(&rank) {
+                    *sorted |= 1 << rank[i];
                 }
             }
-            self.frames.push(r);
-            self.frames.push(l);
+            let mut r = SmallNode { len: (m - left) as u8, pos: (pos + left) as u8, ..l };
+            for a in 0..3 {
+                r.sorted[a] = node.sorted[a] & !l.sorted[a];
+            }
+            place(&mut frames, &mut leaf_order, boundary, r);
+            place(&mut frames, &mut leaf_order, boundary, l);
         }
-        let mut sorted = [range[0]; EXACT_MAX];
-        for (dst, &src) in sorted.iter_mut().zip(&leaf_order[..n]) {
-            *dst = range[src as usize];
-        }
-        range.copy_from_slice(&sorted[..n]);
+        self.frames = frames;
+        permute(range, &leaf_order[..n]);
     }
 
     /// The split of a span in a small range, as [`Splitter::build_small`] chose it: at the
@@ -736,8 +777,46 @@ impl<V: BuildVector> Splitter<V> {
             return None;
         }
         let mid = start + 1 + k;
-        let half = |a, b| Span { small: true, ..Span::over(prims, a, b, span.depth + 1) };
+        // Spans in small ranges are never binned: their boxes suffice.
+        let half = |a: usize, b: usize| {
+            let mut half = Span::<V> {
+                start: a as u32,
+                end: b as u32,
+                depth: span.depth + 1,
+                small: true,
+                ..Span::empty()
+            };
+            for p in &prims[a..b] {
+                half.min = half.min.min(V::prim_min(p));
+                half.max = half.max.max(V::prim_max(p));
+            }
+            half
+        };
         Some((half(start, mid), half(mid, end)))
+    }
+}
+
+/// Reorders `items` so that `items[k]` becomes the old `items[order[k]]`, in place: each cycle
+/// of the permutation is rotated through one temporary. `order` must be a permutation of
+/// `0..items.len()` (at most 32 items).
+fn permute<T: Copy>(items: &mut [T], order: &[u8]) {
+    let mut done = 0u32;
+    for start in 0..items.len() {
+        if done >> start & 1 == 1 {
+            continue;
+        }
+        let first = items[start];
+        let mut k = start;
+        loop {
+            done |= 1 << k;
+            let from = order[k] as usize;
+            if from == start {
+                items[k] = first;
+                break;
+            }
+            items[k] = items[from];
+            k = from;
+        }
     }
 }
 
@@ -878,16 +957,7 @@ fn median_split<V: BuildVector>(prims: &mut [V::Prim], span: &Span<V>) -> (Span<
 /// Packs `(id, min, max)` boxes into build records and returns them with their span.
 fn pack_all<V: BuildVector>(boxes: impl Iterator<Item = (u32, V, V)>) -> (Vec<V::Prim>, Span<V>) {
     let mut prims = Vec::with_capacity(boxes.size_hint().0);
-    let mut span = Span {
-        start: 0,
-        end: 0,
-        depth: 0,
-        small: false,
-        min: V::INFINITY,
-        max: V::NEG_INFINITY,
-        center_min: V::INFINITY,
-        center_max: V::NEG_INFINITY,
-    };
+    let mut span = Span::<V>::empty();
     for (id, min, max) in boxes {
         let p = V::pack(min, max, id);
         span.min = span.min.min(min);
@@ -1099,6 +1169,129 @@ mod tests {
         assert_eq!(<Vec3A as BuildVector>::prim_min(&p).to_array(), [-3.0; 3]);
         assert_eq!(<Vec3A as BuildVector>::prim_center2(&p).to_array(), [2.0; 3]);
         assert!(p.min.w.is_normal());
+    }
+
+    #[test]
+    fn huge_coordinates_still_build() {
+        // Doubled centers overflow to infinity; such axes are never binned, and every box still
+        // lands in exactly one leaf with a containing parent box.
+        let mut boxes = boxes_on_a_line(300);
+        for (i, b) in boxes.iter_mut().enumerate() {
+            let big = Vec3A::new(f32::MAX, -f32::MAX, 0.0) * (if i % 2 == 0 { 1.0 } else { 0.99 });
+            *b = (b.0 + big, b.1 + big);
+        }
+        build_and_check(&boxes, 4);
+    }
+
+    #[test]
+    fn order_keys_order_like_values_and_round_trip() {
+        let values = [
+            f32::NEG_INFINITY,
+            -f32::MAX,
+            -1.5,
+            -f32::MIN_POSITIVE,
+            -0.0,
+            0.0,
+            1e-45,
+            1.0,
+            f32::MAX,
+            f32::INFINITY,
+        ];
+        for w in values.windows(2) {
+            assert!(order_key(w[0]) < order_key(w[1]), "{} {}", w[0], w[1]);
+        }
+        for v in values {
+            assert_eq!(from_order_key(order_key(v)).to_bits(), v.to_bits());
+        }
+    }
+
+    #[test]
+    fn last_below_finds_the_exact_boundary() {
+        let mut rng = kollide_testkit::random::rng(11);
+        for _ in 0..2000 {
+            let a = kollide_testkit::random::point3(&mut rng, 100.0);
+            let (lo, hi) = (a.x.min(a.y), a.x.max(a.y));
+            if lo == hi {
+                continue;
+            }
+            // A threshold anywhere in [lo, hi), and a guess that may be far off.
+            let t = lo + (hi - lo) * (a.z / 200.0 + 0.5).clamp(0.0, 0.999);
+            if t >= hi {
+                continue;
+            }
+            let expected = t;
+            for guess in [t, lo, hi, a.z, f32::NAN, t + 1e-3] {
+                assert_eq!(last_below(lo, hi, guess, |x| x <= expected), expected);
+            }
+        }
+        // The binning predicate itself, on a range where bins are a few ulps wide.
+        let (origin, extent) = (1.0e6f32, 0.5f32);
+        let scale = <Vec3A as BuildVector>::bin_scale(Vec3A::splat(extent), BIN_COUNT);
+        let bin =
+            |c: f32| <Vec3A as BuildVector>::bins_of(Vec3A::splat(c), Vec3A::splat(origin), scale, 15.0)[0];
+        for plane in 1..BIN_COUNT {
+            let t = last_below(origin, origin + extent, origin + plane as f32 / scale.x, |c| bin(c) < plane);
+            assert!(bin(t) < plane && bin(t.next_up()) >= plane, "plane {plane}");
+        }
+    }
+
+    #[test]
+    fn permute_moves_items_into_order() {
+        let mut items = [10, 11, 12, 13, 14, 15];
+        permute(&mut items, &[3, 0, 5, 1, 2, 4]);
+        assert_eq!(items, [13, 10, 15, 11, 12, 14]);
+    }
+
+    #[test]
+    fn small_ranges_take_the_exact_best_split() {
+        // The root split of every small range against all splits between center-sorted
+        // neighbours along every axis.
+        let mut rng = kollide_testkit::random::rng(12);
+        let params = params(4);
+        for case in 0..3000 {
+            let n = 2 + case % (EXACT_MAX - 1);
+            let boxes: Vec<(u32, Vec3A, Vec3A)> = (0..n as u32)
+                .map(|i| {
+                    let c = Vec3A::from(kollide_testkit::random::point3(&mut rng, 10.0));
+                    let h = Vec3A::from(kollide_testkit::random::point3(&mut rng, 2.0)).abs();
+                    (i, c - h, c + h)
+                })
+                .collect();
+            let (mut prims, root) = pack_all(boxes.iter().copied());
+            let mut splitter = Splitter::<Vec3A>::new(params, n);
+            let split = splitter.split(&mut prims, &root);
+            let mut best = f32::INFINITY;
+            for axis in 0..3 {
+                let mut sorted = boxes.clone();
+                sorted.sort_by(|a, b| (a.1 + a.2)[axis].total_cmp(&(b.1 + b.2)[axis]));
+                for i in 1..n {
+                    let union = |s: &[(u32, Vec3A, Vec3A)]| {
+                        s.iter().fold((Vec3A::INFINITY, Vec3A::NEG_INFINITY), |(lo, hi), b| {
+                            (lo.min(b.1), hi.max(b.2))
+                        })
+                    };
+                    let ((l0, l1), (r0, r1)) = (union(&sorted[..i]), union(&sorted[i..]));
+                    let cost =
+                        Vec3A::half_area(l0, l1) * i as f32 + Vec3A::half_area(r0, r1) * (n - i) as f32;
+                    best = best.min(cost);
+                }
+            }
+            match split {
+                Some((l, r)) => {
+                    let cost = Vec3A::half_area(l.min, l.max) * l.len() as f32
+                        + Vec3A::half_area(r.min, r.max) * r.len() as f32;
+                    assert!(cost <= best * (1.0 + 1e-5), "case {case}: {cost} vs best {best}");
+                }
+                None => {
+                    assert!(n <= params.max_leaf);
+                    assert!(!params.worth_splitting(
+                        n,
+                        Vec3A::half_area(root.min, root.max),
+                        best * (1.0 - 1e-5)
+                    ));
+                }
+            }
+        }
     }
 
     #[test]

@@ -115,7 +115,8 @@ impl MemoryReport {
 }
 
 impl TriMesh {
-    /// Validates the input and builds the BVH. See [`MeshError`] for what is refused.
+    /// Validates the input and builds the BVH and the leaf-ordered corners. See [`MeshError`]
+    /// for what is refused.
     pub fn new(vertices: Vec<Vec3>, triangles: Vec<[u32; 3]>) -> Result<TriMesh, MeshError> {
         validate(&vertices, &triangles)?;
         // Triangle boxes go straight into the builder's records; validation made them finite.
@@ -190,7 +191,9 @@ impl TriMesh {
     }
 
     /// Moves the vertices (same count, same triangles) and refits the BVH. The tree shape is kept,
-    /// so queries stay exact but slow down if the mesh deforms a lot; build a new mesh then.
+    /// so queries stay exact but slow down if the mesh deforms a lot; build a new mesh then. The
+    /// topology report is kept; the solid data (pseudo-normals, orientation) are dropped and
+    /// computed again on next use.
     pub fn set_vertices(&mut self, vertices: Vec<Vec3>) -> Result<(), MeshError> {
         if vertices.len() != self.vertices.len() {
             return Err(MeshError::VertexCountChanged { expected: self.vertices.len(), got: vertices.len() });
@@ -302,4 +305,82 @@ fn corners_of(vertices: &[Vec3], t: &[u32; 3]) -> [Vec3; 3] {
 #[inline]
 pub(crate) fn triangle_box_of(c: &[Vec3; 3]) -> Aabb3 {
     Aabb3::new(c[0].min(c[1]).min(c[2]), c[0].max(c[1]).max(c[2]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mesh::topology;
+
+    /// A closed, outward tetrahedron.
+    fn tetrahedron() -> (Vec<Vec3>, Vec<[u32; 3]>) {
+        let vertices = vec![Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::Z];
+        (vertices, vec![[0, 2, 1], [0, 1, 3], [1, 2, 3], [2, 0, 3]])
+    }
+
+    fn torus() -> (Vec<Vec3>, Vec<[u32; 3]>) {
+        let data = kollide_testkit::shapes::torus(1.0, 0.35, 40, 20);
+        (data.vertices, data.triangles)
+    }
+
+    #[test]
+    fn mesh_is_send_sync_and_clone() {
+        fn check<T: Send + Sync + Clone>() {}
+        check::<TriMesh>();
+    }
+
+    #[test]
+    fn lazy_topology_equals_the_eager_report() {
+        let (v, t) = tetrahedron();
+        let open = (v.clone(), t[..3].to_vec());
+        let mut degenerate = tetrahedron();
+        degenerate.1.push([1, 1, 2]);
+        for (vertices, triangles) in [tetrahedron(), open, degenerate, torus()] {
+            let eager = topology(&triangles, vertices.len());
+            let mesh = TriMesh::new(vertices, triangles).unwrap();
+            assert_eq!(mesh.topology(), &eager);
+            assert_eq!(mesh.is_solid(), eager.closed && eager.inconsistent_orientation_edges == 0);
+            // A clone made after the first use carries the results along.
+            assert_eq!(mesh.clone().topology(), &eager);
+        }
+    }
+
+    #[test]
+    fn solid_data_is_computed_on_first_use_and_counted_then() {
+        let (vertices, triangles) = torus();
+        let mesh = TriMesh::new(vertices, triangles).unwrap();
+        let before = mesh.memory();
+        assert_eq!(before.solid, 0);
+        // A clone made before the first use computes its own.
+        let copy = mesh.clone();
+        assert!(mesh.is_solid());
+        let after = mesh.memory();
+        assert!(after.solid > 0 && after.total() == before.total() + after.solid);
+        assert_eq!(copy.memory().solid, 0);
+        assert!(copy.is_solid());
+        assert_eq!(copy.memory(), after);
+        // An open mesh stays at zero.
+        let (v, t) = tetrahedron();
+        let open = TriMesh::new(v, t[..3].to_vec()).unwrap();
+        assert!(!open.is_solid());
+        assert_eq!(open.memory().solid, 0);
+    }
+
+    #[test]
+    fn set_vertices_recomputes_the_solid_data() {
+        let (vertices, triangles) = torus();
+        let mut mesh = TriMesh::new(vertices.clone(), triangles.clone()).unwrap();
+        let first = mesh.solid().map(|s| (s.vertex_normals.clone(), s.orientation)).unwrap();
+        assert_eq!(first.1, 1.0);
+        // A reflection turns the mesh inside out: orientation and pseudo-normals change.
+        let mirrored: Vec<Vec3> = vertices.iter().map(|p| Vec3::new(-p.x, p.y, p.z)).collect();
+        mesh.set_vertices(mirrored.clone()).unwrap();
+        let fresh = TriMesh::new(mirrored, triangles).unwrap();
+        let (moved, rebuilt) = (mesh.solid().unwrap(), fresh.solid().unwrap());
+        assert_eq!(moved.orientation, -1.0);
+        assert_eq!(moved.orientation, rebuilt.orientation);
+        assert_eq!(moved.vertex_normals, rebuilt.vertex_normals);
+        assert_ne!(moved.vertex_normals, first.0);
+        assert_eq!(mesh.topology(), fresh.topology());
+    }
 }

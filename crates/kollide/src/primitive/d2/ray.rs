@@ -18,7 +18,6 @@
 // Tests are written as `!(accepting condition)` so that NaN, which fails every comparison, always
 // takes the rejecting branch.
 
-
 use crate::bounds::{Aabb2, Circle};
 use crate::math::{Ray2, Vec2};
 
