@@ -192,7 +192,7 @@ where
 pub struct Settings {
     /// Timed repeats of (kollide batch, peer batch); the median of each side is reported.
     pub repeats: usize,
-    /// Minimum duration of one timed batch of the faster side (well above timer resolution).
+    /// Minimum duration of one timed batch of each side (well above timer resolution).
     pub min_batch: Duration,
     /// Untimed running of both sides before measuring (caches, branch predictors, clocks).
     pub warm_up: Duration,
@@ -256,19 +256,23 @@ pub fn measure(prepared: &dyn Prepared, settings: &Settings) -> Measurement {
             break;
         }
     }
-    let fastest = one_kollide.min(one_peer).max(1e-9);
-    let passes = (settings.min_batch.as_secs_f64() / fastest).ceil().max(1.0) as usize;
+    // Each side gets its own pass count, so that a side a thousand times slower than the other
+    // (a rebuild against a free operation) is not run a thousand times longer than needed.
+    let passes_for = |one: f64| (settings.min_batch.as_secs_f64() / one.max(1e-9)).ceil().max(1.0) as usize;
+    let (kollide_passes, peer_passes) = (passes_for(one_kollide), passes_for(one_peer));
+    let time_kollide =
+        || seconds(|| prepared.run_kollide(kollide_passes)) * 1e9 / (kollide_passes as f64 * items);
+    let time_peer = || seconds(|| prepared.run_peer(peer_passes)) * 1e9 / (peer_passes as f64 * items);
 
     let mut kollide = Vec::with_capacity(settings.repeats);
     let mut peer = Vec::with_capacity(settings.repeats);
     for repeat in 0..settings.repeats {
-        let per_item = |s: f64| s * 1e9 / (passes as f64 * items);
         if repeat % 2 == 0 {
-            kollide.push(per_item(seconds(|| prepared.run_kollide(passes))));
-            peer.push(per_item(seconds(|| prepared.run_peer(passes))));
+            kollide.push(time_kollide());
+            peer.push(time_peer());
         } else {
-            peer.push(per_item(seconds(|| prepared.run_peer(passes))));
-            kollide.push(per_item(seconds(|| prepared.run_kollide(passes))));
+            peer.push(time_peer());
+            kollide.push(time_kollide());
         }
     }
     Measurement { kollide_ns: median(&mut kollide), peer_ns: median(&mut peer), agreement }
