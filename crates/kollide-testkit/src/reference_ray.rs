@@ -11,6 +11,7 @@
 //!   from the watertight ray-space test.
 //! - Closed meshes ([`octahedron`], [`icosphere`], [`bipyramid`]) exercise watertightness.
 
+use crate::shapes::{ICOSAHEDRON_FACES, ICOSAHEDRON_VERTICES};
 use std::collections::HashMap;
 
 use glam::{DVec2, DVec3, Vec2, Vec3};
@@ -309,44 +310,8 @@ pub fn octahedron(radii: [f32; 6]) -> ClosedMesh {
 /// A unit icosphere: the regular icosahedron, each triangle split into four `subdivisions` times,
 /// new vertices pushed out to the unit sphere. Star-shaped around the origin, outward wound.
 pub fn icosphere(subdivisions: u32) -> ClosedMesh {
-    let p = (1.0 + 5f64.sqrt()) / 2.0;
-    let raw = [
-        [-1.0, p, 0.0],
-        [1.0, p, 0.0],
-        [-1.0, -p, 0.0],
-        [1.0, -p, 0.0],
-        [0.0, -1.0, p],
-        [0.0, 1.0, p],
-        [0.0, -1.0, -p],
-        [0.0, 1.0, -p],
-        [p, 0.0, -1.0],
-        [p, 0.0, 1.0],
-        [-p, 0.0, -1.0],
-        [-p, 0.0, 1.0],
-    ];
-    let mut vertices: Vec<DVec3> = raw.iter().map(|v| DVec3::from(*v).normalize()).collect();
-    let mut triangles: Vec<[usize; 3]> = vec![
-        [0, 11, 5],
-        [0, 5, 1],
-        [0, 1, 7],
-        [0, 7, 10],
-        [0, 10, 11],
-        [1, 5, 9],
-        [5, 11, 4],
-        [11, 10, 2],
-        [10, 7, 6],
-        [7, 1, 8],
-        [3, 9, 4],
-        [3, 4, 2],
-        [3, 2, 6],
-        [3, 6, 8],
-        [3, 8, 9],
-        [4, 9, 5],
-        [2, 4, 11],
-        [6, 2, 10],
-        [8, 6, 7],
-        [9, 8, 1],
-    ];
+    let mut vertices: Vec<DVec3> = ICOSAHEDRON_VERTICES.iter().map(|v| DVec3::from(*v).normalize()).collect();
+    let mut triangles: Vec<[usize; 3]> = ICOSAHEDRON_FACES.to_vec();
     for _ in 0..subdivisions {
         let mut midpoint: HashMap<(usize, usize), usize> = HashMap::new();
         let mut mid = |i: usize, j: usize, vertices: &mut Vec<DVec3>| {

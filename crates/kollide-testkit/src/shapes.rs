@@ -5,11 +5,55 @@
 //! (same arguments, same bits).
 
 use crate::random::{rng, unit3};
-use glam::Vec3;
+use glam::{DVec3, Vec3};
 use kollide::mesh::io::MeshData;
 use rand::Rng;
 use std::collections::HashMap;
 use std::f32::consts::TAU;
+
+/// The golden ratio `(1 + √5) / 2`.
+const PHI: f64 = 1.618_033_988_749_895;
+
+/// The 12 vertices of a regular icosahedron, `(0, ±1, ±φ)` and its cyclic permutations (not
+/// normalized: at distance `√(1 + φ²)` from the origin).
+pub const ICOSAHEDRON_VERTICES: [[f64; 3]; 12] = [
+    [-1.0, PHI, 0.0],
+    [1.0, PHI, 0.0],
+    [-1.0, -PHI, 0.0],
+    [1.0, -PHI, 0.0],
+    [0.0, -1.0, PHI],
+    [0.0, 1.0, PHI],
+    [0.0, -1.0, -PHI],
+    [0.0, 1.0, -PHI],
+    [PHI, 0.0, -1.0],
+    [PHI, 0.0, 1.0],
+    [-PHI, 0.0, -1.0],
+    [-PHI, 0.0, 1.0],
+];
+
+/// The 20 faces of [`ICOSAHEDRON_VERTICES`], wound outward.
+pub const ICOSAHEDRON_FACES: [[usize; 3]; 20] = [
+    [0, 11, 5],
+    [0, 5, 1],
+    [0, 1, 7],
+    [0, 7, 10],
+    [0, 10, 11],
+    [1, 5, 9],
+    [5, 11, 4],
+    [11, 10, 2],
+    [10, 7, 6],
+    [7, 1, 8],
+    [3, 9, 4],
+    [3, 4, 2],
+    [3, 2, 6],
+    [3, 6, 8],
+    [3, 8, 9],
+    [4, 9, 5],
+    [2, 4, 11],
+    [6, 2, 10],
+    [8, 6, 7],
+    [9, 8, 1],
+];
 
 /// A torus around the z axis through the origin: tube centre circle of radius `major`, tube
 /// radius `minor`; `rings` segments around z and `sides` around the tube (each clamped to at
@@ -220,43 +264,7 @@ fn lattice_value(seed: u32, x: i32, y: i32, z: i32) -> f32 {
 /// sphere: `20 · frequency²` triangles, outward-wound.
 fn geodesic_sphere(frequency: usize) -> MeshData {
     let n = frequency.max(1);
-    let phi = (1.0 + 5f32.sqrt()) / 2.0;
-    let ico = [
-        Vec3::new(-1.0, phi, 0.0),
-        Vec3::new(1.0, phi, 0.0),
-        Vec3::new(-1.0, -phi, 0.0),
-        Vec3::new(1.0, -phi, 0.0),
-        Vec3::new(0.0, -1.0, phi),
-        Vec3::new(0.0, 1.0, phi),
-        Vec3::new(0.0, -1.0, -phi),
-        Vec3::new(0.0, 1.0, -phi),
-        Vec3::new(phi, 0.0, -1.0),
-        Vec3::new(phi, 0.0, 1.0),
-        Vec3::new(-phi, 0.0, -1.0),
-        Vec3::new(-phi, 0.0, 1.0),
-    ];
-    const FACES: [[usize; 3]; 20] = [
-        [0, 11, 5],
-        [0, 5, 1],
-        [0, 1, 7],
-        [0, 7, 10],
-        [0, 10, 11],
-        [1, 5, 9],
-        [5, 11, 4],
-        [11, 10, 2],
-        [10, 7, 6],
-        [7, 1, 8],
-        [3, 9, 4],
-        [3, 4, 2],
-        [3, 2, 6],
-        [3, 6, 8],
-        [3, 8, 9],
-        [4, 9, 5],
-        [2, 4, 11],
-        [6, 2, 10],
-        [8, 6, 7],
-        [9, 8, 1],
-    ];
+    let ico = ICOSAHEDRON_VERTICES.map(|v| DVec3::from(v).as_vec3());
 
     // A lattice point is Σ wᵢ·Vᵢ / n over the face's corners. Points on shared edges and corners
     // are keyed by their weights sorted by corner index, so neighbouring faces find the same
@@ -264,7 +272,7 @@ fn geodesic_sphere(frequency: usize) -> MeshData {
     let mut ids: HashMap<[(usize, usize); 3], u32> = HashMap::new();
     let mut vertices = Vec::with_capacity(10 * n * n + 2);
     let mut triangles = Vec::with_capacity(20 * n * n);
-    for face in FACES {
+    for face in ICOSAHEDRON_FACES {
         let [a, b, c] = face;
         let mut id = |i: usize, j: usize| -> u32 {
             let mut key =
