@@ -6,12 +6,15 @@
 //! - [`bounds`]: bounding volumes ([`bounds::Aabb3`], [`bounds::Sphere`], [`bounds::Obb3`],
 //!   [`bounds::Kdop`], and their 2D twins).
 //! - [`primitive`]: pure geometric tests on raw points: closest points, overlap tests, ray casts.
+//! - [`broad`]: broad phases over changing sets of boxes (sweep and prune, spatial hash, brute
+//!   force), one interface in 2D and 3D.
 //! - [`bvh`]: 4-wide bounding volume hierarchies over boxes (binned SAH, SIMD traversal).
 //! - [`mesh`]: triangle meshes: file loading, validation, topology.
 //!
 //! Conventions (frames, signs, tolerances) are in `docs/conventions.md`.
 
 pub mod bounds;
+pub mod broad;
 pub mod bvh;
 pub mod math;
 pub mod mesh;

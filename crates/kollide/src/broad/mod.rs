@@ -1,0 +1,351 @@
+//! Broad phases: which boxes of a changing set overlap, without testing every pair.
+//!
+//! Every implementation answers the same questions through [`BroadPhase`], in 2D ([`Aabb2`]) and
+//! 3D ([`Aabb3`]):
+//!
+//! - [`BruteForce`]: every pair, every box. The reference the others are tested against.
+//! - [`SweepAndPrune`]: boxes kept sorted by their lower bound on one axis (insertion sort, which
+//!   is linear on the nearly sorted order of the previous frame), then one sweep ("box pruning").
+//! - [`SpatialHash`]: a uniform grid of hashed cells holding fattened boxes, so that an object
+//!   that moves a little is not re-bucketed (seed 001).
+//!
+//! Objects are named by caller-chosen `u32` ids (at most [`MAX_ID`]; keep them dense, since the
+//! id → slot table grows to the largest id). Boxes are closed: touching boxes overlap. The answers
+//! of every implementation are exactly [`BruteForce`]'s on the tight boxes the caller gave, in the
+//! same deterministic order, whatever fattening or cells they use inside.
+
+mod brute;
+mod hash;
+mod sap;
+
+pub use brute::BruteForce;
+pub use hash::{HashSettings, SpatialHash};
+pub use sap::SweepAndPrune;
+
+use crate::bounds::{Aabb2, Aabb3, Bounds};
+use crate::math::{Ray2, Ray3, Vec2};
+use std::fmt;
+
+/// The largest object id a broad phase accepts.
+pub const MAX_ID: u32 = (1 << 26) - 1;
+
+/// What a broad phase needs from a box type beyond [`Bounds`]: per-axis access and ray clipping.
+/// Implemented for [`Aabb2`] and [`Aabb3`].
+pub trait BroadBounds: Bounds + PartialEq + fmt::Debug {
+    /// Number of axes (2 or 3).
+    const DIM: usize;
+    /// The matching ray type.
+    type Ray: Copy;
+    /// Lower bound on `axis` (`axis < DIM`).
+    fn lo(&self, axis: usize) -> f32;
+    /// Upper bound on `axis` (`axis < DIM`).
+    fn hi(&self, axis: usize) -> f32;
+    /// Whether every coordinate is finite and `lo <= hi` on every axis.
+    fn is_valid(&self) -> bool;
+    /// The box grown by `margin` on every side.
+    fn expanded(&self, margin: f32) -> Self;
+    /// Where the ray enters the closed box within `[0, max_t]` (0 from inside), if it does.
+    fn ray_entry(&self, ray: &Self::Ray, max_t: f32) -> Option<f32>;
+    /// The ray's origin and direction as 3-vectors (`z = 0` in 2D).
+    fn ray_parts(ray: &Self::Ray) -> ([f32; 3], [f32; 3]);
+    /// The box with the given bounds on its `DIM` axes (later components are ignored).
+    fn from_lo_hi(lo: [f32; 3], hi: [f32; 3]) -> Self;
+}
+
+impl BroadBounds for Aabb3 {
+    const DIM: usize = 3;
+    type Ray = Ray3;
+
+    #[inline]
+    fn lo(&self, axis: usize) -> f32 {
+        self.min[axis]
+    }
+
+    #[inline]
+    fn hi(&self, axis: usize) -> f32 {
+        self.max[axis]
+    }
+
+    #[inline]
+    fn is_valid(&self) -> bool {
+        Aabb3::is_valid(self)
+    }
+
+    #[inline]
+    fn expanded(&self, margin: f32) -> Self {
+        Aabb3::expanded(self, margin)
+    }
+
+    #[inline]
+    fn ray_entry(&self, ray: &Ray3, max_t: f32) -> Option<f32> {
+        self.ray_interval(ray, max_t).map(|(entry, _)| entry)
+    }
+
+    #[inline]
+    fn ray_parts(ray: &Ray3) -> ([f32; 3], [f32; 3]) {
+        (ray.origin.to_array(), ray.dir.to_array())
+    }
+
+    #[inline]
+    fn from_lo_hi(lo: [f32; 3], hi: [f32; 3]) -> Self {
+        Aabb3::new(lo.into(), hi.into())
+    }
+}
+
+impl BroadBounds for Aabb2 {
+    const DIM: usize = 2;
+    type Ray = Ray2;
+
+    #[inline]
+    fn lo(&self, axis: usize) -> f32 {
+        self.min[axis]
+    }
+
+    #[inline]
+    fn hi(&self, axis: usize) -> f32 {
+        self.max[axis]
+    }
+
+    #[inline]
+    fn is_valid(&self) -> bool {
+        Aabb2::is_valid(self)
+    }
+
+    #[inline]
+    fn expanded(&self, margin: f32) -> Self {
+        Aabb2::expanded(self, margin)
+    }
+
+    #[inline]
+    fn ray_entry(&self, ray: &Ray2, max_t: f32) -> Option<f32> {
+        self.ray_interval(ray, max_t).map(|(entry, _)| entry)
+    }
+
+    #[inline]
+    fn ray_parts(ray: &Ray2) -> ([f32; 3], [f32; 3]) {
+        (ray.origin.extend(0.0).to_array(), ray.dir.extend(0.0).to_array())
+    }
+
+    #[inline]
+    fn from_lo_hi(lo: [f32; 3], hi: [f32; 3]) -> Self {
+        Aabb2::new(Vec2::new(lo[0], lo[1]), Vec2::new(hi[0], hi[1]))
+    }
+}
+
+/// Why a broad-phase edit was refused. The broad phase is unchanged after an error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BroadPhaseError {
+    /// [`BroadPhase::insert`] of an id that is already present.
+    DuplicateId(u32),
+    /// [`BroadPhase::update`] or [`BroadPhase::remove`] of an id that is not present.
+    UnknownId(u32),
+    /// An id above [`MAX_ID`].
+    IdTooLarge(u32),
+    /// A box with a NaN or infinite coordinate, or `min > max` on some axis.
+    InvalidBounds(u32),
+}
+
+impl fmt::Display for BroadPhaseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::DuplicateId(id) => write!(f, "object {id} is already in the broad phase"),
+            Self::UnknownId(id) => write!(f, "object {id} is not in the broad phase"),
+            Self::IdTooLarge(id) => write!(f, "object id {id} is above the largest id {MAX_ID}"),
+            Self::InvalidBounds(id) => write!(f, "object {id} has a box that is not finite and ordered"),
+        }
+    }
+}
+
+impl std::error::Error for BroadPhaseError {}
+
+/// An unordered pair of object ids, stored as `(smaller, larger)`.
+pub type Pair = (u32, u32);
+
+/// The overlapping pairs of the latest [`BroadPhase::find_pairs`] call and how they changed since
+/// the call before it.
+///
+/// Pass the same value to every call: it carries the previous pairs that `began` and `ended` are
+/// measured against. All three lists are sorted ascending and hold each pair once.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PairEvents {
+    /// Every pair whose boxes overlap now.
+    pub pairs: Vec<Pair>,
+    /// Pairs that overlap now and did not at the previous call.
+    pub began: Vec<Pair>,
+    /// Pairs that overlapped at the previous call and do not now, including pairs with a removed
+    /// object.
+    pub ended: Vec<Pair>,
+}
+
+impl PairEvents {
+    /// Replaces `pairs` by `current` (sorted ascending, without repeats) and fills `began` and
+    /// `ended` with the difference, by one merge walk. `current` receives the old pairs, so its
+    /// buffer can be reused.
+    pub fn advance(&mut self, current: &mut Vec<Pair>) {
+        debug_assert!(current.windows(2).all(|w| w[0] < w[1]));
+        self.began.clear();
+        self.ended.clear();
+        let (old, new) = (&self.pairs, &*current);
+        let (mut i, mut j) = (0, 0);
+        while i < old.len() && j < new.len() {
+            match old[i].cmp(&new[j]) {
+                std::cmp::Ordering::Less => {
+                    self.ended.push(old[i]);
+                    i += 1;
+                }
+                std::cmp::Ordering::Greater => {
+                    self.began.push(new[j]);
+                    j += 1;
+                }
+                std::cmp::Ordering::Equal => {
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        self.ended.extend_from_slice(&old[i..]);
+        self.began.extend_from_slice(&new[j..]);
+        std::mem::swap(&mut self.pairs, current);
+    }
+}
+
+/// Work done by one query: for comparing structures and tuning, not for correctness.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct QueryStats {
+    /// Structure elements visited: cells of a hash, sorted entries of a sweep, all objects for
+    /// brute force.
+    pub visited: u32,
+    /// Box tests against object boxes.
+    pub tested: u32,
+}
+
+/// The common interface of the broad phases.
+///
+/// Edits are checked: an error leaves the structure unchanged. Queries never fail; they report ids
+/// whose (tight) boxes satisfy the query, in ascending id order.
+pub trait BroadPhase<B: BroadBounds> {
+    /// Adds object `id` with box `bounds`.
+    fn insert(&mut self, id: u32, bounds: B) -> Result<(), BroadPhaseError>;
+    /// Moves object `id` to box `bounds`.
+    fn update(&mut self, id: u32, bounds: B) -> Result<(), BroadPhaseError>;
+    /// Removes object `id`.
+    fn remove(&mut self, id: u32) -> Result<(), BroadPhaseError>;
+    /// Number of objects.
+    fn len(&self) -> usize;
+    /// Whether there are no objects.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The box of object `id`, as last given.
+    fn bounds(&self, id: u32) -> Option<B>;
+    /// Finds every pair of objects whose boxes overlap and updates `events` (see [`PairEvents`]).
+    fn find_pairs(&mut self, events: &mut PairEvents);
+    /// Appends to `out` (after clearing it) the ids of the objects whose boxes overlap `query`.
+    fn query_box(&self, query: &B, out: &mut Vec<u32>) -> QueryStats;
+    /// Appends to `out` (after clearing it) the ids of the objects whose boxes the ray meets within
+    /// `[0, max_t]`, by the boxes' own ray test (`Aabb3::ray_interval`): a NaN or infinite ray or
+    /// `max_t` meets nothing, a zero direction meets the boxes that contain the origin.
+    fn query_ray(&self, ray: &B::Ray, max_t: f32, out: &mut Vec<u32>) -> QueryStats;
+}
+
+/// Dense storage shared by the implementations: objects in slots `0..len`, and an id → slot table.
+#[derive(Clone, Debug)]
+struct Slots<B, E> {
+    /// Object id of each slot.
+    ids: Vec<u32>,
+    /// Tight box of each slot.
+    boxes: Vec<B>,
+    /// Implementation data of each slot.
+    extra: Vec<E>,
+    /// `slot_of[id]`, [`NO_SLOT`] for absent ids.
+    slot_of: Vec<u32>,
+}
+
+const NO_SLOT: u32 = u32::MAX;
+
+impl<B: BroadBounds, E> Default for Slots<B, E> {
+    fn default() -> Self {
+        Self { ids: Vec::new(), boxes: Vec::new(), extra: Vec::new(), slot_of: Vec::new() }
+    }
+}
+
+impl<B: BroadBounds, E> Slots<B, E> {
+    fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    fn slot(&self, id: u32) -> Option<usize> {
+        self.slot_of.get(id as usize).filter(|&&s| s != NO_SLOT).map(|&s| s as usize)
+    }
+
+    /// Checks an insertion without doing it.
+    fn check_insert(&self, id: u32, bounds: &B) -> Result<(), BroadPhaseError> {
+        if id > MAX_ID {
+            Err(BroadPhaseError::IdTooLarge(id))
+        } else if self.slot(id).is_some() {
+            Err(BroadPhaseError::DuplicateId(id))
+        } else if !bounds.is_valid() {
+            Err(BroadPhaseError::InvalidBounds(id))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Checks an update and returns the slot.
+    fn check_update(&self, id: u32, bounds: &B) -> Result<usize, BroadPhaseError> {
+        let slot = self.slot(id).ok_or(BroadPhaseError::UnknownId(id))?;
+        if bounds.is_valid() { Ok(slot) } else { Err(BroadPhaseError::InvalidBounds(id)) }
+    }
+
+    /// Adds a checked object in the last slot and returns that slot.
+    fn push(&mut self, id: u32, bounds: B, extra: E) -> usize {
+        let slot = self.ids.len();
+        if self.slot_of.len() <= id as usize {
+            self.slot_of.resize(id as usize + 1, NO_SLOT);
+        }
+        self.slot_of[id as usize] = slot as u32;
+        self.ids.push(id);
+        self.boxes.push(bounds);
+        self.extra.push(extra);
+        slot
+    }
+
+    /// Removes the object in `slot` by moving the last object into it. Returns the removed
+    /// object's data and, if an object moved, its old slot (the last one).
+    fn swap_remove(&mut self, slot: usize) -> (E, Option<usize>) {
+        let last = self.ids.len() - 1;
+        self.slot_of[self.ids[slot] as usize] = NO_SLOT;
+        self.ids.swap_remove(slot);
+        self.boxes.swap_remove(slot);
+        let extra = self.extra.swap_remove(slot);
+        if slot != last {
+            self.slot_of[self.ids[slot] as usize] = slot as u32;
+            (extra, Some(last))
+        } else {
+            (extra, None)
+        }
+    }
+}
+
+/// Sorts `pairs` (each already `(smaller, larger)`) and drops repeats.
+fn sort_pairs(pairs: &mut Vec<Pair>) {
+    pairs.sort_unstable();
+    pairs.dedup();
+}
+
+/// `(min(a, b), max(a, b))`.
+#[inline]
+fn ordered(a: u32, b: u32) -> Pair {
+    if a < b { (a, b) } else { (b, a) }
+}
+
+/// The range of coordinate `axis` over the ray's points with `t ∈ [0, max_t]` (infinite bounds for
+/// an unbounded ray; NaN bounds, which match nothing, for NaN input).
+fn ray_axis_span<B: BroadBounds>(ray: &B::Ray, max_t: f32, axis: usize) -> (f32, f32) {
+    let (o, d) = B::ray_parts(ray);
+    let (o, d) = (o[axis], d[axis]);
+    // `d · max_t` is NaN for `0 · ∞`: the ray does not move along this axis.
+    let reach = if d == 0.0 { 0.0 } else { d * max_t };
+    let end = o + reach;
+    if end < o { (end, o) } else { (o, end) }
+}

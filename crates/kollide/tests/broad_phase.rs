@@ -1,0 +1,300 @@
+//! Every broad phase against an independent model (a sorted map of boxes, all pairs by a double
+//! loop, events by set difference) over long random edit sequences in 2D and 3D.
+
+use kollide::bounds::{Aabb2, Aabb3};
+use kollide::broad::{
+    BroadBounds, BroadPhase, BroadPhaseError, BruteForce, HashSettings, MAX_ID, PairEvents, SpatialHash,
+    SweepAndPrune,
+};
+use kollide::math::{Ray2, Ray3, Vec2, Vec3};
+use kollide_testkit::random::{TestRng, rng};
+use rand::Rng;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// How the objects of a scene are spread.
+#[derive(Clone, Copy, Debug)]
+enum Scene {
+    /// Centers uniform in a cube, similar sizes.
+    Uniform,
+    /// Centers in a few tight clusters (many overlaps, crowded cells).
+    Clustered,
+    /// Sizes spread over four orders of magnitude (huge boxes next to tiny ones).
+    MixedSizes,
+}
+
+/// Dimension-specific pieces of the test: random boxes and rays.
+trait TestBounds: BroadBounds {
+    fn random_box(rng: &mut TestRng, center: [f32; 3], half: [f32; 3]) -> Self;
+    fn random_ray(rng: &mut TestRng) -> Self::Ray;
+}
+
+impl TestBounds for Aabb3 {
+    fn random_box(_: &mut TestRng, c: [f32; 3], h: [f32; 3]) -> Self {
+        Aabb3::from_center_half_extents(Vec3::from(c), Vec3::from(h))
+    }
+
+    fn random_ray(rng: &mut TestRng) -> Ray3 {
+        let o = Vec3::new(
+            rng.random_range(-120.0..120.0),
+            rng.random_range(-120.0..120.0),
+            rng.random_range(-120.0..120.0),
+        );
+        let d =
+            Vec3::new(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0));
+        Ray3::new(o, d)
+    }
+}
+
+impl TestBounds for Aabb2 {
+    fn random_box(_: &mut TestRng, c: [f32; 3], h: [f32; 3]) -> Self {
+        Aabb2::from_center_half_extents(Vec2::new(c[0], c[1]), Vec2::new(h[0], h[1]))
+    }
+
+    fn random_ray(rng: &mut TestRng) -> Ray2 {
+        let o = Vec2::new(rng.random_range(-120.0..120.0), rng.random_range(-120.0..120.0));
+        let d = Vec2::new(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0));
+        Ray2::new(o, d)
+    }
+}
+
+struct Generator {
+    scene: Scene,
+    clusters: Vec<[f32; 3]>,
+}
+
+impl Generator {
+    fn new(rng: &mut TestRng, scene: Scene) -> Self {
+        let clusters = (0..4).map(|_| [(); 3].map(|_| rng.random_range(-80.0..80.0))).collect();
+        Self { scene, clusters }
+    }
+
+    fn center(&self, rng: &mut TestRng) -> [f32; 3] {
+        match self.scene {
+            Scene::Clustered => {
+                let c = self.clusters[rng.random_range(0..self.clusters.len())];
+                c.map(|x| x + rng.random_range(-6.0..6.0))
+            }
+            Scene::Uniform => [(); 3].map(|_| rng.random_range(-30.0..30.0)),
+            Scene::MixedSizes => [(); 3].map(|_| rng.random_range(-100.0..100.0)),
+        }
+    }
+
+    fn half(&self, rng: &mut TestRng) -> [f32; 3] {
+        match self.scene {
+            Scene::Uniform => [(); 3].map(|_| rng.random_range(0.5..6.0)),
+            Scene::Clustered => [(); 3].map(|_| rng.random_range(0.2..2.0)),
+            // Log-uniform in [0.01, 100], some of them zero-extent on one axis.
+            Scene::MixedSizes => [(); 3]
+                .map(|_| if rng.random_bool(0.05) { 0.0 } else { 10f32.powf(rng.random_range(-2.0..2.0)) }),
+        }
+    }
+
+    fn random_box<B: TestBounds>(&self, rng: &mut TestRng) -> B {
+        let (c, h) = (self.center(rng), self.half(rng));
+        B::random_box(rng, c, h)
+    }
+
+    /// A small move of `b` (most objects drift a little each frame) or, sometimes, a jump.
+    fn moved<B: TestBounds>(&self, rng: &mut TestRng, b: &B) -> B {
+        if rng.random_bool(0.1) {
+            return self.random_box(rng);
+        }
+        let c = [0, 1, 2].map(|k| if k < B::DIM { 0.5 * (b.lo(k) + b.hi(k)) } else { 0.0 });
+        let h = [0, 1, 2].map(|k| if k < B::DIM { 0.5 * (b.hi(k) - b.lo(k)) } else { 0.0 });
+        let c = c.map(|x| x + rng.random_range(-0.5..0.5));
+        B::random_box(rng, c, h)
+    }
+}
+
+/// The model: boxes by id; all answers by brute force over it.
+struct Model<B> {
+    boxes: BTreeMap<u32, B>,
+    pairs: BTreeSet<(u32, u32)>,
+}
+
+impl<B: BroadBounds> Model<B> {
+    fn pairs_now(&self) -> BTreeSet<(u32, u32)> {
+        let all: Vec<_> = self.boxes.iter().collect();
+        let mut pairs = BTreeSet::new();
+        for (i, (a, ba)) in all.iter().enumerate() {
+            for (b, bb) in &all[i + 1..] {
+                if ba.overlaps(bb) {
+                    pairs.insert((**a, **b));
+                }
+            }
+        }
+        pairs
+    }
+}
+
+/// Runs one random edit sequence on `phase` and the model side by side; panics on a difference.
+fn run<B: TestBounds>(phase: &mut dyn BroadPhase<B>, name: &str, scene: Scene, seed: u64, steps: usize) {
+    let mut rng = rng(seed);
+    let generator = Generator::new(&mut rng, scene);
+    let mut model = Model { boxes: BTreeMap::new(), pairs: BTreeSet::new() };
+    let mut events = PairEvents::default();
+    let mut out = Vec::new();
+    let mut next_id = 0u32;
+    let (mut began_total, mut ended_total) = (0, 0);
+    for step in 0..steps {
+        let ctx = format!("{name} {scene:?} seed {seed} step {step}");
+        let roll = rng.random_range(0..100);
+        if roll < 20 || model.boxes.len() < 10 {
+            // Ids are mostly dense, sometimes reused after a removal.
+            let id = next_id;
+            next_id += 1 + rng.random_range(0..2);
+            let b = generator.random_box::<B>(&mut rng);
+            phase.insert(id, b).unwrap();
+            model.boxes.insert(id, b);
+        } else if roll < 60 {
+            // Move a batch of objects (10% of them), as a frame would.
+            let ids: Vec<u32> = model.boxes.keys().copied().collect();
+            for _ in 0..(ids.len() / 10).max(1) {
+                let id = ids[rng.random_range(0..ids.len())];
+                let b = generator.moved(&mut rng, &model.boxes[&id]);
+                phase.update(id, b).unwrap();
+                model.boxes.insert(id, b);
+            }
+        } else if roll < 72 {
+            let ids: Vec<u32> = model.boxes.keys().copied().collect();
+            let id = ids[rng.random_range(0..ids.len())];
+            phase.remove(id).unwrap();
+            model.boxes.remove(&id);
+        } else if roll < 86 {
+            let q = generator.random_box::<B>(&mut rng);
+            phase.query_box(&q, &mut out);
+            let expected: Vec<u32> =
+                model.boxes.iter().filter(|(_, b)| b.overlaps(&q)).map(|(&id, _)| id).collect();
+            assert_eq!(out, expected, "{ctx}: query_box");
+        } else {
+            let ray = B::random_ray(&mut rng);
+            let max_t = if rng.random_bool(0.3) { f32::INFINITY } else { rng.random_range(0.0..300.0) };
+            phase.query_ray(&ray, max_t, &mut out);
+            let expected: Vec<u32> = model
+                .boxes
+                .iter()
+                .filter(|(_, b)| b.ray_entry(&ray, max_t).is_some())
+                .map(|(&id, _)| id)
+                .collect();
+            assert_eq!(out, expected, "{ctx}: query_ray");
+        }
+        assert_eq!(phase.len(), model.boxes.len(), "{ctx}: len");
+        if step % 7 == 0 {
+            phase.find_pairs(&mut events);
+            let now = model.pairs_now();
+            let began: Vec<_> = now.difference(&model.pairs).copied().collect();
+            let ended: Vec<_> = model.pairs.difference(&now).copied().collect();
+            assert_eq!(events.pairs, now.iter().copied().collect::<Vec<_>>(), "{ctx}: pairs");
+            assert_eq!(events.began, began, "{ctx}: began");
+            assert_eq!(events.ended, ended, "{ctx}: ended");
+            began_total += began.len();
+            ended_total += ended.len();
+            model.pairs = now;
+        }
+    }
+    // The sequence must exercise the events, or the comparison above proves little.
+    assert!(
+        began_total > 20 && ended_total > 20,
+        "{name} {scene:?}: {began_total} began, {ended_total} ended"
+    );
+}
+
+fn all_phases<B: TestBounds + 'static>() -> Vec<(&'static str, Box<dyn BroadPhase<B>>)> {
+    vec![
+        ("brute force", Box::new(BruteForce::<B>::new())),
+        ("sweep and prune", Box::new(SweepAndPrune::<B>::new())),
+        ("spatial hash", Box::new(SpatialHash::<B>::new())),
+        (
+            "spatial hash, small cells",
+            Box::new(SpatialHash::<B>::with_settings(HashSettings {
+                cell_size: Some(1.5),
+                margin: 0.5,
+                max_cells_per_object: 16,
+            })),
+        ),
+    ]
+}
+
+fn run_all<B: TestBounds + 'static>() {
+    for (scene_index, scene) in [Scene::Uniform, Scene::Clustered, Scene::MixedSizes].into_iter().enumerate()
+    {
+        for seed in 0..3u64 {
+            for (name, mut phase) in all_phases::<B>() {
+                run::<B>(phase.as_mut(), name, scene, seed * 10 + scene_index as u64, 1200);
+            }
+        }
+    }
+}
+
+#[test]
+fn broad_phases_match_the_model_in_3d() {
+    run_all::<Aabb3>();
+}
+
+#[test]
+fn broad_phases_match_the_model_in_2d() {
+    run_all::<Aabb2>();
+}
+
+#[test]
+fn bad_edits_are_refused_and_change_nothing() {
+    fn check<B: TestBounds + 'static>(valid: B, nan: B, inverted: B) {
+        for (name, mut phase) in all_phases::<B>() {
+            phase.insert(1, valid).unwrap();
+            assert_eq!(phase.insert(1, valid), Err(BroadPhaseError::DuplicateId(1)), "{name}");
+            assert_eq!(phase.insert(2, nan), Err(BroadPhaseError::InvalidBounds(2)), "{name}");
+            assert_eq!(phase.insert(3, inverted), Err(BroadPhaseError::InvalidBounds(3)), "{name}");
+            assert_eq!(
+                phase.insert(MAX_ID + 1, valid),
+                Err(BroadPhaseError::IdTooLarge(MAX_ID + 1)),
+                "{name}"
+            );
+            assert_eq!(phase.update(7, valid), Err(BroadPhaseError::UnknownId(7)), "{name}");
+            assert_eq!(phase.update(1, nan), Err(BroadPhaseError::InvalidBounds(1)), "{name}");
+            assert_eq!(phase.remove(7), Err(BroadPhaseError::UnknownId(7)), "{name}");
+            assert_eq!(phase.len(), 1, "{name}");
+            assert_eq!(phase.bounds(1), Some(valid), "{name}");
+            // A NaN query finds nothing; the valid object is still found.
+            let mut out = Vec::new();
+            phase.query_box(&nan, &mut out);
+            assert!(out.is_empty(), "{name}");
+            phase.query_box(&valid, &mut out);
+            assert_eq!(out, [1], "{name}");
+            let mut events = PairEvents::default();
+            phase.find_pairs(&mut events);
+            assert!(events.pairs.is_empty(), "{name}");
+            phase.remove(1).unwrap();
+            assert!(phase.is_empty(), "{name}");
+        }
+    }
+    let n = f32::NAN;
+    check(
+        Aabb3::new(Vec3::ZERO, Vec3::ONE),
+        Aabb3::new(Vec3::new(n, 0.0, 0.0), Vec3::ONE),
+        Aabb3::new(Vec3::ONE, Vec3::ZERO),
+    );
+    check(
+        Aabb2::new(Vec2::ZERO, Vec2::ONE),
+        Aabb2::new(Vec2::new(0.0, n), Vec2::ONE),
+        Aabb2::new(Vec2::ONE, Vec2::ZERO),
+    );
+}
+
+#[test]
+fn removed_objects_end_their_pairs_and_ids_can_be_reused() {
+    for (name, mut phase) in all_phases::<Aabb3>() {
+        let unit = Aabb3::new(Vec3::ZERO, Vec3::ONE);
+        let touching = Aabb3::new(Vec3::X, Vec3::new(2.0, 1.0, 1.0));
+        phase.insert(0, unit).unwrap();
+        phase.insert(5, touching).unwrap();
+        let mut events = PairEvents::default();
+        phase.find_pairs(&mut events);
+        assert_eq!(events.began, [(0, 5)], "{name}: touching boxes overlap");
+        phase.remove(5).unwrap();
+        phase.find_pairs(&mut events);
+        assert_eq!((events.pairs.len(), events.ended.as_slice()), (0, &[(0, 5)][..]), "{name}");
+        phase.insert(5, unit).unwrap();
+        phase.find_pairs(&mut events);
+        assert_eq!(events.began, [(0, 5)], "{name}: reused id");
+    }
+}
