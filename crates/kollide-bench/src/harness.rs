@@ -38,6 +38,23 @@ impl Answer for bool {
     }
 }
 
+/// A count (pairs found, objects hit), a hit when nonzero; both sides must count exactly alike.
+impl Answer for u64 {
+    #[inline(always)]
+    fn is_hit(self) -> bool {
+        self > 0
+    }
+
+    #[inline(always)]
+    fn bits(self) -> u64 {
+        self
+    }
+
+    fn agrees(self, other: Self) -> bool {
+        self == other
+    }
+}
+
 /// A ray parameter, `None` for a miss.
 impl Answer for Option<f32> {
     #[inline(always)]

@@ -1,6 +1,7 @@
 //! The list of workloads. To add one, write a `prepare` function that builds a [`Prepared`] batch
 //! (usually a [`crate::harness::Batch`]) and append a [`Workload`] to [`all`].
 
+mod broad;
 mod mesh;
 mod prim;
 
@@ -41,6 +42,7 @@ pub const SEED: u64 = 0x6b6f_6c6c_6964_6542;
 pub fn all() -> Vec<Workload> {
     let mut all = prim::workloads();
     all.extend(mesh::workloads());
+    all.extend(broad::workloads());
     all
 }
 

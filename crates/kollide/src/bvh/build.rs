@@ -10,10 +10,11 @@
 //!   [`MANY`] primitives. From [`SAMPLED`] primitives on, only an evenly strided sample of about
 //!   [`SAMPLES`] is binned: the plane it picks is about as good, and the binning pass, whose
 //!   cost per primitive is the highest of the build, shrinks to nothing at the top of the tree.
-//!   The chosen plane is applied by one partition pass that also gathers the children's center
-//!   bounds (and their boxes when sampled; otherwise the bins on each side give them).
+//!   The chosen plane is applied by a partition in place ([`partition`]: branch-free while the
+//!   range fits in cache, Hoare's beyond) that also gathers the children's center bounds (and
+//!   their boxes when sampled; otherwise the bins on each side give them).
 //! - Ranges of at most [`EXACT_MAX`] primitives get their whole subtree at once by the exact SAH
-//!   sweep (every split between neighbours along every axis is scored), with the records sorted
+//!   sweep (every split between neighbours along every axis is scored), with the records ranked
 //!   along each axis once ([`Splitter::build_small`]).
 //! - Past [`SAH_DEPTH`] levels, ranges are split at the median, which bounds the depth.
 //!
@@ -634,18 +635,31 @@ impl<V: BuildVector> Splitter<V> {
         let range = &mut prims[start..span.end as usize];
         let n = range.len();
         // Per axis: the local indices in order of center (ties by index), and each one's rank.
+        // A rank is counted, not sorted for: the centers below, plus the equal ones at lower
+        // indices, found four at a time by SIMD comparisons. The padding (+inf from index `n`
+        // on) is never below a center nor equal to one at a lower index.
+        let mut centers = [[f32::INFINITY; EXACT_MAX]; 3];
+        for (i, p) in range.iter().enumerate() {
+            let c = V::prim_center2(p);
+            for (axis, centers) in centers.iter_mut().enumerate().take(V::DIM) {
+                centers[local(i as u8)] = c.axis(axis);
+            }
+        }
         let mut order = [[0u8; EXACT_MAX]; 3];
         let mut rank = [[0u8; EXACT_MAX]; 3];
         for axis in 0..V::DIM {
-            // The centers' order keys with the local index in the low bits.
-            let mut keys = [0u64; EXACT_MAX];
-            for ((key, p), i) in keys.iter_mut().zip(range.iter()).zip(0u64..) {
-                *key = u64::from(order_key(V::prim_center2(p).axis(axis))) << 32 | i;
-            }
-            keys[..n].sort_unstable();
-            for (position, &key) in keys[..n].iter().enumerate() {
-                order[axis][position] = key as u8;
-                rank[axis][local(key as u8)] = position as u8;
+            let quads: [Vec4; EXACT_MAX / 4] =
+                std::array::from_fn(|q| Vec4::from_slice(&centers[axis][4 * q..]));
+            for i in 0..n {
+                let c = Vec4::splat(centers[axis][i]);
+                let (mut below, mut equal) = (0u32, 0u32);
+                for (q, quad) in quads.iter().enumerate() {
+                    below |= quad.cmplt(c).bitmask() << (4 * q);
+                    equal |= quad.cmpeq(c).bitmask() << (4 * q);
+                }
+                let r = (below | equal & ((1 << i) - 1)).count_ones() as u8;
+                rank[axis][i] = r;
+                order[axis][local(r)] = i as u8;
             }
         }
         // Below three dimensions the spare lanes repeat axis 0 (and are never chosen).
@@ -772,11 +786,15 @@ impl<V: BuildVector> Splitter<V> {
     /// interior boundary of least depth, or `None` for a leaf.
     fn small_split(&self, prims: &[V::Prim], span: &Span<V>) -> Option<(Span<V>, Span<V>)> {
         let (start, end) = (span.start as usize, span.end as usize);
-        let (k, &depth) = self.boundary_depth[start + 1..end].iter().enumerate().min_by_key(|&(_, d)| *d)?;
+        // The interior boundaries, padded to a fixed length so that the least depth is found
+        // without branches.
+        let interior = &self.boundary_depth[start + 1..end];
+        let depths: [u8; EXACT_MAX] = std::array::from_fn(|i| interior.get(i).copied().unwrap_or(NO_SPLIT));
+        let depth = depths.iter().fold(NO_SPLIT, |a, &b| a.min(b));
         if depth == NO_SPLIT {
             return None;
         }
-        let mid = start + 1 + k;
+        let mid = start + 1 + depths.iter().position(|&d| d == depth)?;
         // Spans in small ranges are never binned: their boxes suffice.
         let half = |a: usize, b: usize| {
             let mut half = Span::<V> {
@@ -899,10 +917,57 @@ fn bin_of(rounded: f32) -> usize {
     rounded.to_bits() as usize & (BIN_COUNT - 1)
 }
 
-/// Moves the records whose doubled center on `axis` is at most `threshold` to the front
-/// (Hoare's scheme, each record classified once) and returns how many went left, with the span
-/// bounds of both sides: the centers' bounds, and the boxes if `BOXES` (else left infinite).
+/// Ranges of more records than this (1 MiB of 32-byte records, about a core's L2 cache) are
+/// partitioned by [`hoare_partition`], smaller ones by [`lomuto_partition`].
+const CACHED: usize = 1 << 15;
+
+/// Moves the records whose doubled center on `axis` is at most `threshold` to the front and
+/// returns how many went left, with the span bounds of both sides: the centers' bounds, and the
+/// boxes if `BOXES` (else left infinite).
+///
+/// Cached ranges take the branch-free scheme, whose cost does not depend on how predictable the
+/// sides are; larger ones Hoare's, which reads each record once and writes only those it moves,
+/// since there memory traffic is what costs.
 fn partition<V: BuildVector, const BOXES: bool>(
+    range: &mut [V::Prim],
+    axis: usize,
+    threshold: f32,
+) -> (usize, Span<V>, Span<V>) {
+    if range.len() > CACHED {
+        hoare_partition::<V, BOXES>(range, axis, threshold)
+    } else {
+        lomuto_partition::<V, BOXES>(range, axis, threshold)
+    }
+}
+
+/// [`partition`] by Lomuto's scheme without branches: each record is swapped with the first one
+/// that went right, and the left count grows by its side. The bounds are then gathered by one
+/// sequential pass over each side.
+fn lomuto_partition<V: BuildVector, const BOXES: bool>(
+    range: &mut [V::Prim],
+    axis: usize,
+    threshold: f32,
+) -> (usize, Span<V>, Span<V>) {
+    let mut mid = 0;
+    for i in 0..range.len() {
+        let goes_left = V::prim_center2(&range[i]).axis(axis) <= threshold;
+        range.swap(mid, i);
+        mid += usize::from(goes_left);
+    }
+    let mut left = Span::empty();
+    let mut right = Span::empty();
+    for p in &range[..mid] {
+        left.grow::<BOXES>(p);
+    }
+    for p in &range[mid..] {
+        right.grow::<BOXES>(p);
+    }
+    (mid, left, right)
+}
+
+/// [`partition`] by Hoare's scheme, each record classified once and its bounds gathered as it
+/// is classified.
+fn hoare_partition<V: BuildVector, const BOXES: bool>(
     range: &mut [V::Prim],
     axis: usize,
     threshold: f32,
@@ -1232,6 +1297,44 @@ mod tests {
         for plane in 1..BIN_COUNT {
             let t = last_below(origin, origin + extent, origin + plane as f32 / scale.x, |c| bin(c) < plane);
             assert!(bin(t) < plane && bin(t.next_up()) >= plane, "plane {plane}");
+        }
+    }
+
+    #[test]
+    fn both_partition_schemes_split_by_the_threshold_with_tight_bounds() {
+        let mut rng = kollide_testkit::random::rng(13);
+        for n in [0, 1, 2, 7, 100, 1000] {
+            let boxes: Vec<(u32, Vec3A, Vec3A)> = (0..n as u32)
+                .map(|i| {
+                    // Small-integer centers, so that many tie with the threshold.
+                    let c = Vec3A::from(kollide_testkit::random::point3(&mut rng, 5.0)).round();
+                    let h = Vec3A::from(kollide_testkit::random::point3(&mut rng, 1.0)).abs();
+                    (i, c - h, c + h)
+                })
+                .collect();
+            for (axis, threshold) in [(0, 0.0), (1, -3.0), (2, 20.0), (0, -20.0)] {
+                for hoare in [false, true] {
+                    let (mut prims, _) = pack_all(boxes.iter().copied());
+                    let (mid, left, right) = if hoare {
+                        hoare_partition::<Vec3A, true>(&mut prims, axis, threshold)
+                    } else {
+                        lomuto_partition::<Vec3A, true>(&mut prims, axis, threshold)
+                    };
+                    let goes_left = |p: &Prim3| <Vec3A as BuildVector>::prim_center2(p)[axis] <= threshold;
+                    assert!(prims[..mid].iter().all(goes_left) && !prims[mid..].iter().any(goes_left));
+                    let mut ids: Vec<u32> = prims.iter().map(<Vec3A as BuildVector>::prim_id).collect();
+                    ids.sort_unstable();
+                    assert!(ids.iter().copied().eq(0..n as u32), "every record kept once");
+                    for (side, span) in [(&prims[..mid], left), (&prims[mid..], right)] {
+                        let expected = Span::<Vec3A>::over(side, 0, side.len(), 0);
+                        assert_eq!((span.min, span.max), (expected.min, expected.max));
+                        assert_eq!(
+                            (span.center_min, span.center_max),
+                            (expected.center_min, expected.center_max)
+                        );
+                    }
+                }
+            }
         }
     }
 

@@ -45,6 +45,21 @@ pub const MAX_PRIMITIVES: usize = INDEX_MASK as usize;
 /// siblings besides the child it descends into.
 pub(crate) const STACK_SIZE: usize = 3 * MAX_DEPTH + 4;
 
+/// The node index of an inner child's code (`1 ..= INDEX_MASK`; one unsigned comparison), or `None`
+/// for a leaf or an empty slot.
+#[inline(always)]
+fn inner_index(code: u32) -> Option<usize> {
+    (code.wrapping_sub(1) < INDEX_MASK).then_some(code as usize)
+}
+
+/// The leaf-order range of a leaf child's code, or `None` for an inner child or an empty slot.
+#[inline(always)]
+fn leaf_range(code: u32) -> Option<Range<u32>> {
+    let count = code >> LEAF_SHIFT;
+    let first = code & INDEX_MASK;
+    (count != 0).then_some(first..first + count)
+}
+
 impl Child {
     #[inline]
     pub fn decode(code: u32) -> Child {
@@ -126,6 +141,12 @@ impl Node4 {
     /// direction, the maximum for a negative one) and leaves through the other, so no per-lane
     /// min/max is needed (Williams et al., "An Efficient and Robust Ray–Box Intersection
     /// Algorithm", JGT 2005).
+    ///
+    /// NaN-safe by operand order: SSE `max`/`min` return their second operand when either is NaN,
+    /// and the innermost second operands are `0` and `max_t`. A NaN `t` (`∞ − ∞` for a ray with a
+    /// zero direction component and a coordinate beyond ±3e8) thus drops its planes' constraint
+    /// instead of rejecting the box, and `enter`, `exit` are never NaN: the test stays
+    /// conservative.
     #[inline]
     pub fn ray_entry(&self, ray: &RayBoxSetup, max_t: f32) -> (Vec4, u32) {
         let b = &self.bounds;
@@ -155,11 +176,16 @@ pub struct RayBoxSetup {
 
 impl RayBoxSetup {
     pub fn new(ray: &Ray3) -> Self {
-        let tiny = |d: f32| if d.abs() < 1e-30 { 1e-30f32.copysign(d) } else { d };
-        let inv = Vec3::new(1.0 / tiny(ray.dir.x), 1.0 / tiny(ray.dir.y), 1.0 / tiny(ray.dir.z));
-        let scaled = ray.origin * inv;
-        let near = |axis: usize| if inv[axis] >= 0.0 { axis } else { 3 + axis };
-        let far = |axis: usize| if inv[axis] >= 0.0 { 3 + axis } else { axis };
+        let dir = Vec3A::from(ray.dir);
+        let tiny = Vec3A::splat(1e-30);
+        let dir = Vec3A::select(dir.abs().cmplt(tiny), tiny.copysign(dir), dir);
+        let inv = Vec3A::ONE / dir;
+        let scaled = Vec3A::from(ray.origin) * inv;
+        // A negative `1/dir` (sign bit set, including the one of `-1e30` for a direction of -0)
+        // enters through the maximum.
+        let negative = inv.is_negative_bitmask();
+        let near = |axis: usize| axis + 3 * ((negative >> axis) & 1) as usize;
+        let far = |axis: usize| 3 - 3 * ((negative >> axis) & 1) as usize + axis;
         Self {
             inv_dir: [Vec4::splat(inv.x), Vec4::splat(inv.y), Vec4::splat(inv.z)],
             origin_scaled: [Vec4::splat(scaled.x), Vec4::splat(scaled.y), Vec4::splat(scaled.z)],
@@ -244,42 +270,38 @@ impl Bvh3 {
         if self.nodes.is_empty() {
             return true;
         }
-        let mut stack = [0u32; STACK_SIZE];
-        let mut len = 1;
-        // Node 0 is the root; it is never a child, so the stack can hold inner-node indices only.
-        while len > 0 {
-            len -= 1;
-            let node = &self.nodes[stack[len] as usize];
+        // Node 0 is the root; it is never a child, so the stack holds inner-node indices only.
+        let mut stack = TraversalStack::new();
+        stack.push(0u32);
+        while let Some(index) = stack.pop() {
+            let node = &self.nodes[index as usize];
             let mut mask = node_mask(node);
             while mask != 0 {
-                let lane = mask.trailing_zeros() as usize;
+                let code = node.child[mask.trailing_zeros() as usize];
                 mask &= mask - 1;
-                match Child::decode(node.child[lane]) {
-                    Child::Empty => {}
-                    Child::Inner(index) => {
-                        stack[len] = index;
-                        len += 1;
-                    }
-                    Child::Leaf { first, count } => {
-                        if !leaf(first..first + count) {
-                            return false;
-                        }
-                    }
+                if let Some(index) = inner_index(code) {
+                    stack.push(index as u32);
+                } else if let Some(range) = leaf_range(code)
+                    && !leaf(range)
+                {
+                    return false;
                 }
             }
         }
         true
     }
 
-    /// Best-first traversal: visits leaves in increasing order of a per-child key, skipping every
-    /// child whose key exceeds the current limit.
+    /// Ordered traversal: visits the children of every node in increasing order of a per-child
+    /// key, skipping every child whose key exceeds the current limit.
     ///
     /// `node_keys(node, limit)` returns the keys of the four children (e.g. ray entry parameters
     /// or squared distances) and the mask of children worth visiting at all under `limit`.
     /// `leaf(range, limit)` tests a leaf and returns a new, smaller limit if it found something.
     /// Returns the final limit if any leaf lowered it.
     ///
-    /// The nearest child is descended into directly; only its siblings go on the stack.
+    /// Ordering is per node (depth first, nearest child first): the nearest hit child is entered
+    /// directly and its siblings go on the stack farthest first, so they come back near to far.
+    /// A popped entry whose key has meanwhile passed the limit is dropped unvisited.
     #[inline]
     pub fn traverse_ordered(
         &self,
@@ -287,7 +309,7 @@ impl Bvh3 {
         mut node_keys: impl FnMut(&Node4, f32) -> (Vec4, u32),
         mut leaf: impl FnMut(Range<u32>, f32) -> Option<f32>,
     ) -> Option<f32> {
-        if self.nodes.is_empty() || limit.is_nan() || limit < 0.0 {
+        if self.nodes.is_empty() || !(limit >= 0.0) {
             return None;
         }
         let mut limit = limit;
@@ -296,66 +318,102 @@ impl Bvh3 {
         let mut node = &self.nodes[0];
         loop {
             let (keys, mask) = node_keys(node, limit);
-            let next = if mask == 0 {
-                None
-            } else if mask & (mask - 1) == 0 {
-                // One child (the common case deep in the tree): descend, no sorting.
+            // The nearest hit child, if any: entered at once when inner, tested when a leaf.
+            if mask != 0 {
                 let lane = mask.trailing_zeros() as usize;
-                Some((node.child[lane], keys[lane]))
-            } else {
-                {
-                    // Sort the hit children near to far (at most four: insertion), push all but
-                    // the nearest, farthest deepest.
+                let rest = mask & (mask - 1);
+                let code = if rest == 0 {
+                    // One child (the common case deep in the tree): no key needed.
+                    node.child[lane]
+                } else {
                     let keys = keys.to_array();
-                    let mut hits = [(0u32, 0.0f32); 4];
-                    let mut n = 0;
-                    let mut rest = mask;
-                    while rest != 0 {
-                        let lane = rest.trailing_zeros() as usize;
-                        rest &= rest - 1;
-                        let item = (node.child[lane], keys[lane]);
-                        let mut k = n;
-                        while k > 0 && hits[k - 1].1 > item.1 {
-                            hits[k] = hits[k - 1];
-                            k -= 1;
-                        }
-                        hits[k] = item;
-                        n += 1;
+                    let other = rest.trailing_zeros() as usize;
+                    if rest & (rest - 1) == 0 {
+                        // Two children: one comparison.
+                        let (near, far) =
+                            if keys[other] < keys[lane] { (other, lane) } else { (lane, other) };
+                        self.push_sibling(&mut stack, (node.child[far], keys[far]));
+                        node.child[near]
+                    } else {
+                        self.push_sorted(&mut stack, node, &keys, mask)
                     }
-                    for &item in hits[1..n].iter().rev() {
-                        if let Child::Inner(index) = Child::decode(item.0) {
-                            prefetch(&self.nodes[index as usize]);
-                        }
-                        stack.push(item);
-                    }
-                    Some(hits[0])
-                }
-            };
-            let mut next = next;
-            // Leaves are tested as soon as they are the nearest candidate; then the stack is
-            // popped until an inner node within the limit comes up.
-            loop {
-                let Some((code, key)) = next.take().or_else(|| stack.pop()) else {
-                    return found.then_some(limit);
                 };
-                if key > limit {
+                if let Some(index) = inner_index(code) {
+                    node = &self.nodes[index];
                     continue;
                 }
-                match Child::decode(code) {
-                    Child::Inner(index) => {
-                        node = &self.nodes[index as usize];
-                        break;
-                    }
-                    Child::Leaf { first, count } => {
-                        if let Some(t) = leaf(first..first + count, limit) {
-                            limit = t;
-                            found = true;
-                        }
-                    }
-                    Child::Empty => {}
+                if let Some(range) = leaf_range(code)
+                    && let Some(t) = leaf(range, limit)
+                {
+                    limit = t;
+                    found = true;
+                }
+            }
+            // Pop until an inner node within the limit comes up, testing leaves on the way.
+            loop {
+                let Some((code, key)) = stack.pop() else {
+                    return found.then_some(limit);
+                };
+                if !(key <= limit) {
+                    continue;
+                }
+                if let Some(index) = inner_index(code) {
+                    node = &self.nodes[index];
+                    break;
+                }
+                if let Some(range) = leaf_range(code)
+                    && let Some(t) = leaf(range, limit)
+                {
+                    limit = t;
+                    found = true;
                 }
             }
         }
+    }
+
+    /// Three or four hit children (`mask`): sorts them by key, pushes all but the nearest farthest
+    /// first, and returns the nearest's code.
+    ///
+    /// Each child is packed as `key bits << 32 | code` and the four lanes (missed ones as
+    /// `u64::MAX`, which sort last) go through the optimal five-comparator sorting network for
+    /// four inputs (Knuth, TAOCP vol. 3, §5.3.4), branch-free. For keys `>= +0` (entry parameters,
+    /// squared distances) the integer order of the bits is the order of the floats; other keys
+    /// only make the order less useful, never the result wrong, since the limit is checked again
+    /// when an entry is popped.
+    #[inline(always)]
+    fn push_sorted(
+        &self,
+        stack: &mut TraversalStack<(u32, f32)>,
+        node: &Node4,
+        keys: &[f32; 4],
+        mask: u32,
+    ) -> u32 {
+        let item = |lane: usize| {
+            if mask & (1 << lane) != 0 {
+                (u64::from(keys[lane].to_bits()) << 32) | u64::from(node.child[lane])
+            } else {
+                u64::MAX
+            }
+        };
+        let mut v = [item(0), item(1), item(2), item(3)];
+        for (i, j) in [(0, 1), (2, 3), (0, 2), (1, 3), (1, 2)] {
+            let (lo, hi) = (v[i].min(v[j]), v[i].max(v[j]));
+            v[i] = lo;
+            v[j] = hi;
+        }
+        for &packed in v[1..mask.count_ones() as usize].iter().rev() {
+            self.push_sibling(stack, (packed as u32, f32::from_bits((packed >> 32) as u32)));
+        }
+        v[0] as u32
+    }
+
+    /// Pushes a child that is visited later, starting the load of its node if it is inner.
+    #[inline(always)]
+    fn push_sibling(&self, stack: &mut TraversalStack<(u32, f32)>, item: (u32, f32)) {
+        if let Some(node) = inner_index(item.0).and_then(|index| self.nodes.get(index)) {
+            prefetch(node);
+        }
+        stack.push(item);
     }
 
     /// Front-to-back traversal for the closest ray hit: [`Bvh3::traverse_ordered`] keyed by the
@@ -390,37 +448,37 @@ fn prefetch(node: &Node4) {
     let _ = node;
 }
 
-/// The fixed-size stack of best-first traversals: `(child code, key)` pairs.
+/// The fixed-size stack of traversals: node indices, or `(child code, key)` pairs.
 ///
 /// It lives on the call stack and is not zeroed: only slots below `len` are ever read, and each
 /// of them was written by `push` first. A tree is at most `MAX_DEPTH` levels deep and each level
 /// pushes at most three siblings, so `STACK_SIZE` slots always suffice; `push` checks the bound
 /// anyway and a violation is an internal bug that stops the program rather than corrupting memory.
-struct TraversalStack {
-    items: [MaybeUninit<(u32, f32)>; STACK_SIZE],
+struct TraversalStack<T> {
+    items: [MaybeUninit<T>; STACK_SIZE],
     len: usize,
 }
 
-impl TraversalStack {
+impl<T: Copy> TraversalStack<T> {
     #[inline(always)]
     fn new() -> Self {
         Self { items: [const { MaybeUninit::uninit() }; STACK_SIZE], len: 0 }
     }
 
     #[inline(always)]
-    fn push(&mut self, item: (u32, f32)) {
+    fn push(&mut self, item: T) {
         self.items[self.len].write(item);
         self.len += 1;
     }
 
     #[inline(always)]
-    fn pop(&mut self) -> Option<(u32, f32)> {
+    fn pop(&mut self) -> Option<T> {
         if self.len == 0 {
             return None;
         }
         self.len -= 1;
         // SAFETY: every slot below the old `len` was written by `push` and not moved out since
-        // (the pair is `Copy`).
+        // (`T` is `Copy`).
         Some(unsafe { self.items[self.len].assume_init() })
     }
 }

@@ -5,8 +5,8 @@ use super::trimesh::TriMesh;
 use crate::bounds::{Aabb3, Obb3, Sphere};
 use crate::math::Ray3;
 use crate::primitive::{
-    RayTriangleSetup, TriangleFeature, closest_point_triangle, ray_triangle_with, test_sphere_triangle,
-    test_triangle_aabb,
+    RayTriangleSetup, TriangleFeature, TriangleHit, closest_point_triangle, ray_triangle_with,
+    test_sphere_triangle, test_triangle_aabb,
 };
 use glam::{Vec3, Vec4};
 
@@ -61,9 +61,17 @@ impl TriMesh {
     /// The closest hit of the ray within `[0, max_t]`, or `None`. Triangles are two-sided and the
     /// test is watertight (see [`crate::primitive::ray_triangle`]).
     pub fn cast_ray(&self, ray: &Ray3, max_t: f32) -> Option<MeshRayHit> {
+        let (k, hit) = self.closest_ray_slot(ray, max_t)?;
+        Some(self.ray_hit(ray, k, hit))
+    }
+
+    /// The closest hit within `[0, max_t]` and the leaf slot of its triangle: front-to-back
+    /// traversal, each leaf's triangles tested in order with the limit lowered by every hit.
+    fn closest_ray_slot(&self, ray: &Ray3, max_t: f32) -> Option<(u32, TriangleHit)> {
         let setup = RayTriangleSetup::new(ray);
         let mut best = None;
         self.bvh().cast_ray(ray, max_t, |range, limit| {
+            self.prefetch_slots(range.clone());
             let mut limit = limit;
             let mut found = None;
             for k in range {
@@ -75,8 +83,7 @@ impl TriMesh {
             }
             found
         })?;
-        let (k, hit) = best?;
-        Some(self.ray_hit(ray, k, hit))
+        best
     }
 
     /// True if the ray hits any triangle within `[0, max_t]`; stops at the first hit found.
@@ -86,7 +93,10 @@ impl TriMesh {
         let max_t = max_t.min(f32::MAX);
         !self.bvh().traverse(
             |node| node.ray_entry(&boxes, max_t).1,
-            |mut range| !range.any(|k| ray_triangle_with(&setup, max_t, self.slot_corners(k)).is_some()),
+            |mut range| {
+                self.prefetch_slots(range.clone());
+                !range.any(|k| ray_triangle_with(&setup, max_t, self.slot_corners(k)).is_some())
+            },
         )
     }
 
@@ -266,21 +276,7 @@ impl TriMesh {
         // A fixed direction not parallel to any coordinate plane or diagonal, so axis-aligned
         // meshes are never hit edge-on.
         let ray = Ray3::new(p, Vec3::new(0.5773, 0.6131, 0.5391));
-        let setup = RayTriangleSetup::new(&ray);
-        let mut best = None;
-        self.bvh().cast_ray(&ray, f32::MAX, |range, limit| {
-            let mut limit = limit;
-            let mut found = None;
-            for k in range {
-                if let Some(hit) = ray_triangle_with(&setup, limit, self.slot_corners(k)) {
-                    limit = hit.t;
-                    found = Some(limit);
-                    best = Some(hit);
-                }
-            }
-            found
-        });
-        let Some(hit) = best else { return Some(false) };
+        let Some((_, hit)) = self.closest_ray_slot(&ray, f32::MAX) else { return Some(false) };
         if hit.t == 0.0 {
             return Some(true); // on the surface
         }
@@ -299,7 +295,7 @@ impl TriMesh {
         Some(if self.is_inside_by(p, &proj, k) { -proj.distance } else { proj.distance })
     }
 
-    fn ray_hit(&self, ray: &Ray3, k: u32, hit: crate::primitive::TriangleHit) -> MeshRayHit {
+    fn ray_hit(&self, ray: &Ray3, k: u32, hit: TriangleHit) -> MeshRayHit {
         let corners = self.slot_corners(k);
         let bary = Vec3::new(1.0 - hit.u - hit.v, hit.u, hit.v);
         MeshRayHit {
@@ -325,6 +321,7 @@ impl TriMesh {
                 (d2, d2.cmple(Vec4::splat(limit)).bitmask())
             },
             |range, limit| {
+                self.prefetch_slots(range.clone());
                 let mut limit = limit;
                 let mut found = None;
                 for k in range {

@@ -5,6 +5,7 @@ use crate::bounds::Aabb3;
 use crate::bvh::{Bvh3, BvhSettings, MAX_PRIMITIVES};
 use glam::{Vec3, Vec3A};
 use std::fmt;
+use std::ops::Range;
 use std::sync::OnceLock;
 
 /// Why a mesh could not be built.
@@ -45,6 +46,19 @@ impl fmt::Display for MeshError {
 
 impl std::error::Error for MeshError {}
 
+/// The hierarchy of a mesh: leaves of up to 8 triangles, and a node visit priced at 4 triangle
+/// tests in the SAH.
+///
+/// Incoherent rays and points spend most of their time waiting for nodes and triangles that are
+/// not in cache, so a smaller tree pays more than fewer triangle tests. On the 75k-triangle bunny,
+/// the default settings (leaves of at most 4, cost 1) give 21k nodes (2.7 MB) with leaves of 1.7
+/// triangles; these give 6.8k nodes (0.85 MB) with leaves of 5.5 triangles. A closest-hit ray
+/// then visits 8.1 nodes and tests 7.6 triangles instead of 9.1 and 2.6, a closest-point query
+/// visits 40 nodes instead of 67; measured with a simulated 1 MB cache, a ray misses it 5.6 times
+/// instead of 5.9 and a point query 18 times instead of 50. The build is also about 1.3x faster.
+/// Larger leaves (12 or 15 triangles) help points a little more and rays a little less.
+const MESH_BVH_SETTINGS: BvhSettings = BvhSettings { max_leaf_size: 8, traversal_cost: 4.0 };
+
 /// A triangle mesh: vertices, triangles as vertex-index triples, and a [`Bvh3`] over them.
 ///
 /// The mesh is built once and shared (`Arc<TriMesh>`) by any number of placed instances.
@@ -68,8 +82,8 @@ pub struct TriMesh {
     vertices: Vec<Vec3>,
     triangles: Vec<[u32; 3]>,
     bvh: Bvh3,
-    /// Triangle corners in leaf order: slot `k` holds triangle `bvh.leaf_order()[k]`.
-    corners: Vec<[Vec3; 3]>,
+    /// Triangles in leaf order: slot `k` holds triangle `bvh.leaf_order()[k]`.
+    slots: Vec<Slot>,
     /// Computed on first use; depends on the indices only.
     topology: OnceLock<TopologyReport>,
     /// Computed on first use (`None` for a mesh that is not solid); reset when vertices move.
@@ -97,7 +111,7 @@ pub struct MemoryReport {
     pub vertices: usize,
     pub triangles: usize,
     pub bvh: usize,
-    /// Leaf-ordered triangle corners (what queries read).
+    /// Leaf-ordered triangle corners and ids (what queries read).
     pub corners: usize,
     /// Pseudo-normals and adjacency of solid meshes.
     pub solid: usize,
@@ -124,10 +138,9 @@ impl TriMesh {
             let [a, b, c] = corners_of(&vertices, t).map(Vec3A::from);
             (id as u32, a.min(b).min(c), a.max(b).max(c))
         });
-        let bvh = Bvh3::build_from_boxes(boxes, BvhSettings::default());
-        let corners =
-            bvh.leaf_order().iter().map(|&id| corners_of(&vertices, &triangles[id as usize])).collect();
-        Ok(TriMesh { vertices, triangles, bvh, corners, topology: OnceLock::new(), solid: OnceLock::new() })
+        let bvh = Bvh3::build_from_boxes(boxes, MESH_BVH_SETTINGS);
+        let slots = slots_of(&vertices, &triangles, bvh.leaf_order());
+        Ok(TriMesh { vertices, triangles, bvh, slots, topology: OnceLock::new(), solid: OnceLock::new() })
     }
 
     /// Builds a mesh from loaded file data.
@@ -184,7 +197,7 @@ impl TriMesh {
             vertices: self.vertices.capacity() * size_of::<Vec3>(),
             triangles: self.triangles.capacity() * size_of::<[u32; 3]>(),
             bvh: self.bvh.memory_bytes(),
-            corners: self.corners.capacity() * size_of::<[Vec3; 3]>(),
+            corners: self.slots.capacity() * size_of::<Slot>(),
             solid,
             triangle_count: self.triangles.len(),
         }
@@ -200,11 +213,9 @@ impl TriMesh {
         }
         validate(&vertices, &self.triangles)?;
         self.vertices = vertices;
-        for (slot, &id) in self.corners.iter_mut().zip(self.bvh.leaf_order()) {
-            *slot = corners_of(&self.vertices, &self.triangles[id as usize]);
-        }
-        let corners = &self.corners;
-        self.bvh.refit(|k| triangle_box_of(&corners[k as usize]));
+        self.slots = slots_of(&self.vertices, &self.triangles, self.bvh.leaf_order());
+        let slots = &self.slots;
+        self.bvh.refit(|k| triangle_box_of(&slots[k as usize].corners));
         // Pseudo-normals and orientation follow the vertices; the topology does not.
         self.solid = OnceLock::new();
         Ok(())
@@ -213,13 +224,37 @@ impl TriMesh {
     /// Corners of the triangle in leaf slot `k`.
     #[inline]
     pub(crate) fn slot_corners(&self, k: u32) -> &[Vec3; 3] {
-        &self.corners[k as usize]
+        &self.slots[k as usize].corners
+    }
+
+    /// Asks the CPU to start loading the triangles of leaf slots `range` (every cache line they
+    /// span) so that their misses overlap instead of following one another; a hint only.
+    #[inline]
+    pub(crate) fn prefetch_slots(&self, range: Range<u32>) {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(slots) = self.slots.get(range.start as usize..range.end as usize) {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            let start = slots.as_ptr().cast::<i8>();
+            let last = size_of_val(slots).saturating_sub(1);
+            // The first byte of every 64-byte step, then the last byte: every line is touched.
+            let mut offset = 0;
+            while offset < last {
+                // SAFETY: prefetching has no effect on program state and SSE is part of the
+                // x86_64 baseline; the addresses lie inside a live slice.
+                unsafe { _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(offset)) };
+                offset += 64;
+            }
+            // SAFETY: as above.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(last)) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = range;
     }
 
     /// The original triangle id of leaf slot `k`.
     #[inline]
     pub(crate) fn slot_id(&self, k: u32) -> u32 {
-        self.bvh.leaf_order()[k as usize]
+        self.slots[k as usize].id
     }
 
     /// The solid data, computed on the first call; `None` if the mesh is not solid.
@@ -233,7 +268,7 @@ impl TriMesh {
     }
 
     fn build_solid(&self) -> Solid {
-        let slot_count = self.corners.len();
+        let slot_count = self.slots.len();
         // Edge adjacency by sorting directed edges: in a closed, consistently oriented mesh the
         // edge (a, b) of one triangle is (b, a) of exactly one other.
         let mut edges: Vec<(u64, u32)> = Vec::with_capacity(3 * slot_count);
@@ -295,6 +330,19 @@ fn validate(vertices: &[Vec3], triangles: &[[u32; 3]]) -> Result<(), MeshError> 
         }
     }
     Ok(())
+}
+
+/// One triangle in leaf order: its corners and its id. The id sits next to the corners so that a
+/// query reporting the triangle it found does not miss the cache once more on the leaf order.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    corners: [Vec3; 3],
+    id: u32,
+}
+
+/// The triangles `leaf_order` lists, in that order.
+fn slots_of(vertices: &[Vec3], triangles: &[[u32; 3]], leaf_order: &[u32]) -> Vec<Slot> {
+    leaf_order.iter().map(|&id| Slot { corners: corners_of(vertices, &triangles[id as usize]), id }).collect()
 }
 
 #[inline]
