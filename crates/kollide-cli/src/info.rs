@@ -1,7 +1,7 @@
 //! `kollide info`: what this build of kollide is and what it can answer.
 
 /// Query families available in this build, as (family, what it offers). Keep in step with the
-/// public API of `kollide::{bounds, primitive}`.
+/// public API of `kollide::{bounds, primitive, mesh, broad}`.
 const QUERY_FAMILIES: &[(&str, &str)] = &[
     (
         "bounding volumes",
@@ -25,6 +25,17 @@ const QUERY_FAMILIES: &[(&str, &str)] = &[
          polygon; rays vs box, circle, segment, polygon",
     ),
     ("predicates", "exact orient2d, orient3d"),
+    (
+        "triangle meshes",
+        "TriMesh with a 4-wide BVH (refit), MeshInstance under any affine map: rays (closest, \
+         any, all, segments, polylines), spheres, boxes, closest point, inside/outside, signed \
+         distance; OBJ/STL/PLY/OFF loading",
+    ),
+    (
+        "broad phase",
+        "SpatialHash, SweepAndPrune, BruteForce over Aabb2/Aabb3: pairs with began/ended \
+         events, box and ray queries",
+    ),
 ];
 
 /// CPU features this binary was compiled to use (beyond the target's baseline).

@@ -20,7 +20,7 @@ enum Command {
     /// Run demo scenes of collision tests on random inputs (the default command).
     ///
     /// Every kind of test runs on a batch of seeded random inputs; the table shows how many tests
-    /// were made, how many hit, and how fast (nanoseconds per test, millions of tests per second).
+    /// were made, how many hit, and how fast (time per test, tests per second).
     Demo(demo::DemoArgs),
     /// Print the version, build profile, enabled features and available query families.
     Info,

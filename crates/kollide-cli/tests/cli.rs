@@ -37,7 +37,15 @@ fn info_prints_version_profile_and_query_families() {
     assert!(info.contains("build profile: "), "{info}");
     assert!(info.contains("cargo features: "), "{info}");
     assert!(info.contains("query families:"), "{info}");
-    for family in ["bounding volumes", "closest points", "overlap tests", "ray casts", "2D"] {
+    for family in [
+        "bounding volumes",
+        "closest points",
+        "overlap tests",
+        "ray casts",
+        "2D",
+        "triangle meshes",
+        "broad phase",
+    ] {
         assert!(info.contains(family), "no `{family}` in:\n{info}");
     }
 }
@@ -56,8 +64,8 @@ fn tests_and_hits(demo: &str, api: &str) -> (usize, usize) {
 fn quick_demo_runs_every_primitive_test() {
     let demo = stdout(&["demo", "--quick"]);
     assert!(demo.contains("scene primitives"), "{demo}");
-    assert!(demo.contains("ns/test"), "{demo}");
-    assert!(demo.contains("Mtests/s"), "{demo}");
+    assert!(demo.contains("time/test"), "{demo}");
+    assert!(demo.contains("tests/s"), "{demo}");
     for api in [
         "Aabb3::ray_interval",
         "ray_triangle",
@@ -72,6 +80,25 @@ fn quick_demo_runs_every_primitive_test() {
         // A scene where nothing or everything hits would demonstrate only one branch.
         assert!(hits > 0 && hits < tests, "{api}: {hits} hits of {tests}");
     }
+}
+
+#[test]
+fn quick_demo_runs_the_broad_phase_scene() {
+    let demo = stdout(&["demo", "--quick"]);
+    let scene = demo.split("scene crowd").nth(1).unwrap_or_else(|| panic!("no crowd scene in:\n{demo}"));
+    // Both frame rows: 60 frames, pairs beginning or ending in most of them.
+    for implementation in ["SpatialHash:", "SweepAndPrune:"] {
+        let line = scene.lines().find(|l| l.contains(implementation)).unwrap_or_else(|| panic!("{scene}"));
+        let (tests, hits) = tests_and_hits(line, "find_pairs");
+        assert_eq!(tests, 60, "{line}");
+        assert!(hits > 0, "{line}");
+    }
+    for api in ["BroadPhase::query_box", "BroadPhase::query_ray"] {
+        let (tests, hits) = tests_and_hits(scene, api);
+        assert_eq!(tests, 512, "{api}");
+        assert!(hits > 0 && hits < tests, "{api}: {hits} hits of {tests}");
+    }
+    assert!(scene.contains("512 objects, 128 moving per frame"), "{scene}");
 }
 
 #[test]

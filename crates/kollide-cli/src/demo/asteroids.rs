@@ -31,7 +31,7 @@ fn placement(rng: &mut TestRng) -> Affine3A {
     Affine3A::from_mat3_translation(linear, random::point3(rng, 2.0))
 }
 
-fn run(settings: &Settings) -> Vec<Row> {
+fn run(settings: &Settings, notes: &mut Vec<String>) -> Vec<Row> {
     let mut rng = random::rng(settings.seed);
     let triangles = if settings.items < 4096 { 2_000 } else { 20_000 };
 
@@ -45,6 +45,7 @@ fn run(settings: &Settings) -> Vec<Row> {
         .collect();
     let build_ns = start.elapsed().as_secs_f64() * 1e9 / UNIQUE as f64;
     let solid = meshes.iter().filter(|m| m.is_solid()).count();
+    let mesh_bytes: usize = meshes.iter().map(|m| m.memory().total()).sum();
 
     let instances: Vec<MeshInstance> = (0..settings.items)
         .map(|i| {
@@ -80,6 +81,12 @@ fn run(settings: &Settings) -> Vec<Row> {
         .map(|&(i, p)| (i, Sphere::new(p, 0.05 * instances[i].bounds().size().max_element())))
         .collect();
 
+    notes.push(format!(
+        "{UNIQUE} unique meshes ({:.1} MB in all), {} instances of {} bytes each",
+        mesh_bytes as f64 / 1e6,
+        instances.len(),
+        size_of::<MeshInstance>()
+    ));
     let build = Row {
         what: if triangles < 10_000 {
             "build asteroid mesh + BVH (~2k tris)"
@@ -118,7 +125,7 @@ fn run(settings: &Settings) -> Vec<Row> {
             |(i, b)| instances[*i].cast_polyline(b).is_some(),
         ),
         time_tests(
-            "bullet (sphere) vs asteroid",
+            "bullet (sphere) vs asteroid surface",
             "MeshInstance::intersects_sphere",
             &bullets,
             settings,

@@ -5,6 +5,7 @@
 //! [`SCENES`].
 
 mod asteroids;
+mod crowd;
 mod primitives;
 
 use std::hint::black_box;
@@ -45,11 +46,13 @@ pub struct Settings {
 pub struct Scene {
     pub name: &'static str,
     pub about: &'static str,
-    pub run: fn(&Settings) -> Vec<Row>,
+    /// Runs the scene: its rows, and lines of notes about the scene (sizes, averages) to print
+    /// below them.
+    pub run: fn(&Settings, &mut Vec<String>) -> Vec<Row>,
 }
 
 /// Every scene, in the order `kollide demo` runs them.
-pub const SCENES: &[Scene] = &[primitives::SCENE, asteroids::SCENE];
+pub const SCENES: &[Scene] = &[primitives::SCENE, asteroids::SCENE, crowd::SCENE];
 
 /// The outcome of timing one kind of test over a batch of inputs.
 #[derive(Clone, Debug)]
@@ -104,7 +107,7 @@ pub fn time_tests<I>(
 
 /// Formats rows as an aligned table (text left, numbers right).
 pub fn format_rows(rows: &[Row]) -> String {
-    let header = ["test", "kollide function", "tests", "hits", "ns/test", "Mtests/s"];
+    let header = ["test", "kollide function", "tests", "hits", "time/test", "tests/s"];
     let cells: Vec<[String; 6]> = rows
         .iter()
         .map(|r| {
@@ -114,8 +117,8 @@ pub fn format_rows(rows: &[Row]) -> String {
                 r.api.to_string(),
                 r.tests.to_string(),
                 format!("{} ({rate:.0}%)", r.hits),
-                format!("{:.2}", r.ns_per_test),
-                format!("{:.1}", 1e3 / r.ns_per_test),
+                format_duration(r.ns_per_test),
+                format_rate(1e9 / r.ns_per_test),
             ]
         })
         .collect();
@@ -144,6 +147,24 @@ pub fn format_rows(rows: &[Row]) -> String {
     out
 }
 
+/// A duration in nanoseconds with a unit that keeps 3–4 significant digits.
+fn format_duration(ns: f64) -> String {
+    match ns {
+        ns if ns < 1e3 => format!("{ns:.1} ns"),
+        ns if ns < 1e6 => format!("{:.1} µs", ns / 1e3),
+        ns => format!("{:.2} ms", ns / 1e6),
+    }
+}
+
+/// A rate per second, with a k/M suffix.
+fn format_rate(per_second: f64) -> String {
+    match per_second {
+        r if r < 1e4 => format!("{r:.0}"),
+        r if r < 1e7 => format!("{:.0}k", r / 1e3),
+        r => format!("{:.1}M", r / 1e6),
+    }
+}
+
 /// `kollide demo`.
 pub fn run(args: &DemoArgs) {
     let settings = if args.quick {
@@ -165,9 +186,13 @@ pub fn run(args: &DemoArgs) {
         println!("scene {}: {}", scene.name, scene.about);
         println!();
         let start = Instant::now();
-        let rows = (scene.run)(&settings);
+        let mut notes = Vec::new();
+        let rows = (scene.run)(&settings, &mut notes);
         print!("{}", format_rows(&rows));
         println!();
+        for note in notes {
+            println!("  {note}");
+        }
         println!(
             "  {} kinds of test, {} tests, {:.2} s",
             rows.len(),

@@ -88,7 +88,7 @@ fn kdop_points(rng: &mut TestRng) -> Vec<Vec3> {
     (0..8).map(|_| center + random::point3(rng, 0.6)).collect()
 }
 
-fn run(settings: &Settings) -> Vec<Row> {
+fn run(settings: &Settings, _notes: &mut Vec<String>) -> Vec<Row> {
     let n = settings.items;
     let mut rng = random::rng(settings.seed);
     let rng = &mut rng;
