@@ -134,6 +134,29 @@ impl Node4 {
         dx * dx + dy * dy + dz * dz
     }
 
+    /// Upper bounds of the squared distances from `p` to the nearest point of each child's
+    /// contents, valid when the child boxes are tight (every face touches the contents, as for
+    /// boxes of triangles); `+inf` for empty children.
+    ///
+    /// Each face of a tight box holds a point of the contents, so the distance to the contents is
+    /// at most the distance to the farthest point of any one face; the best face is one of the
+    /// three nearer ones (Roussopoulos et al., "Nearest neighbor queries", SIGMOD 1995, MINMAXDIST).
+    /// Per axis `near` is the squared distance to the nearer plane and `far` to the farther one;
+    /// the face on axis `k` is then at most `near_k + far_i + far_j` away.
+    #[inline]
+    pub fn min_max_distance_squared(&self, p: Vec3) -> Vec4 {
+        let b = &self.bounds;
+        let axis = |lo: Vec4, hi: Vec4, x: f32| {
+            let x = Vec4::splat(x);
+            let (to_lo, to_hi) = ((x - lo) * (x - lo), (hi - x) * (hi - x));
+            (to_lo.min(to_hi), to_lo.max(to_hi))
+        };
+        let (near_x, far_x) = axis(b[0], b[3], p.x);
+        let (near_y, far_y) = axis(b[1], b[4], p.y);
+        let (near_z, far_z) = axis(b[2], b[5], p.z);
+        (near_x + far_y + far_z).min(far_x + near_y + far_z).min(far_x + far_y + near_z)
+    }
+
     /// Slab test of a ray against the four child boxes: the entry parameters and the mask of lanes
     /// hit within `[0, max_t]`.
     ///
@@ -294,8 +317,9 @@ impl Bvh3 {
     /// Ordered traversal: visits the children of every node in increasing order of a per-child
     /// key, skipping every child whose key exceeds the current limit.
     ///
-    /// `node_keys(node, limit)` returns the keys of the four children (e.g. ray entry parameters
-    /// or squared distances) and the mask of children worth visiting at all under `limit`.
+    /// `node_keys(node, &mut limit)` returns the keys of the four children (e.g. ray entry
+    /// parameters or squared distances) and the mask of children worth visiting at all under
+    /// `limit`; it may lower `limit` when the node's boxes bound the final answer from above.
     /// `leaf(range, limit)` tests a leaf and returns a new, smaller limit if it found something.
     /// Returns the final limit if any leaf lowered it.
     ///
@@ -306,7 +330,7 @@ impl Bvh3 {
     pub fn traverse_ordered(
         &self,
         limit: f32,
-        mut node_keys: impl FnMut(&Node4, f32) -> (Vec4, u32),
+        mut node_keys: impl FnMut(&Node4, &mut f32) -> (Vec4, u32),
         mut leaf: impl FnMut(Range<u32>, f32) -> Option<f32>,
     ) -> Option<f32> {
         if self.nodes.is_empty() || !(limit >= 0.0) {
@@ -317,7 +341,7 @@ impl Bvh3 {
         let mut stack = TraversalStack::new();
         let mut node = &self.nodes[0];
         loop {
-            let (keys, mask) = node_keys(node, limit);
+            let (keys, mask) = node_keys(node, &mut limit);
             // The nearest hit child, if any: entered at once when inner, tested when a leaf.
             if mask != 0 {
                 let lane = mask.trailing_zeros() as usize;
@@ -426,7 +450,7 @@ impl Bvh3 {
         leaf: impl FnMut(Range<u32>, f32) -> Option<f32>,
     ) -> Option<f32> {
         let setup = RayBoxSetup::new(ray);
-        self.traverse_ordered(max_t.min(f32::MAX), |node, limit| node.ray_entry(&setup, limit), leaf)
+        self.traverse_ordered(max_t.min(f32::MAX), |node, limit| node.ray_entry(&setup, *limit), leaf)
     }
 }
 

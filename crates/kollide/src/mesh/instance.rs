@@ -327,7 +327,7 @@ impl MeshInstance {
             initial,
             |node, limit| {
                 let d2 = self.world_distance_squared(node, p);
-                (d2, d2.cmple(Vec4::splat(limit)).bitmask())
+                (d2, d2.cmple(Vec4::splat(*limit)).bitmask())
             },
             |range, _| {
                 let mut improved = None;

@@ -312,13 +312,20 @@ impl TriMesh {
         if !p.is_finite() || !(max_distance >= 0.0) {
             return None;
         }
-        let limit = if max_distance.is_finite() { max_distance * max_distance } else { f32::INFINITY };
-        let mut best = None;
+        let max_d2 = if max_distance.is_finite() { max_distance * max_distance } else { f32::INFINITY };
+        // The traversal limit falls with every triangle found and with every node whose tight
+        // child boxes bound the answer from above (`min_max_distance_squared`), widened by a
+        // relative 1e-5 so that its rounding cannot prune the true nearest triangle. The bound
+        // is computed from differences to `p` (relative rounding error), unlike a triangle's
+        // closest point, so a triangle is kept as the best by its own distance, not by the limit.
+        let mut best: Option<(u32, _, f32)> = None;
         self.bvh().traverse_ordered(
-            limit.min(f32::MAX),
+            max_d2.min(f32::MAX),
             |node, limit| {
+                let upper = node.min_max_distance_squared(p).min_element() * (1.0 + 1e-5);
+                *limit = limit.min(upper);
                 let d2 = node.distance_squared(p);
-                (d2, d2.cmple(Vec4::splat(limit)).bitmask())
+                (d2, d2.cmple(Vec4::splat(*limit)).bitmask())
             },
             |range, limit| {
                 self.prefetch_slots(range.clone());
@@ -333,16 +340,18 @@ impl TriMesh {
                     }
                     let c = closest_point_triangle(p, corners);
                     let d2 = (c.point - p).length_squared();
-                    if d2 <= limit && best.is_none_or(|(_, _, d): (_, _, f32)| d2 < d) {
-                        limit = d2;
-                        found = Some(d2);
+                    if best.is_none_or(|(_, _, d)| d2 < d) {
                         best = Some((k, c, d2));
+                        if d2 < limit {
+                            limit = d2;
+                            found = Some(d2);
+                        }
                     }
                 }
                 found
             },
         );
-        let (k, c, d2) = best?;
+        let (k, c, d2) = best.filter(|&(_, _, d2)| d2 <= max_d2)?;
         let proj = MeshPointProjection {
             point: c.point,
             distance: d2.sqrt(),
