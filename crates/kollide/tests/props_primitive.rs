@@ -1,13 +1,13 @@
 //! Property tests of the 3D closest-point and overlap primitives against the independent
 //! references in `kollide_testkit::reference_primitive`.
 
-use glam::{I64Vec3, Mat3, Quat, Vec3};
+use glam::{I64Vec3, Mat3, Quat, Vec3, Vec4};
 use kollide::bounds::{Aabb3, Obb3, Sphere};
 use kollide::primitive::{
     Plane3, PlaneSide, TriangleFeature, classify_aabb_plane, classify_obb_plane, closest_point_segment,
-    closest_point_triangle, closest_points_segment_segment, test_aabb_aabb, test_aabb_plane, test_obb_plane,
-    test_sphere_aabb, test_sphere_aabb_conservative, test_sphere_obb, test_sphere_sphere,
-    test_sphere_triangle, test_triangle_aabb,
+    closest_point_triangle, closest_points_segment_segment, distance_squared_lower_bound_triangles4,
+    test_aabb_aabb, test_aabb_plane, test_obb_plane, test_sphere_aabb, test_sphere_aabb_conservative,
+    test_sphere_obb, test_sphere_sphere, test_sphere_triangle, test_triangle_aabb,
 };
 use kollide_testkit::proptest_config;
 use kollide_testkit::reference_primitive::{
@@ -84,6 +84,31 @@ const TOL: f64 = 2e-5;
 
 proptest! {
     #![proptest_config(proptest_config(10_000))]
+
+    #[test]
+    fn four_triangle_lower_bound_never_exceeds_the_distance(
+        p in point(2.0), tris in [triangle(), triangle(), triangle(), triangle()],
+    ) {
+        let soa = std::array::from_fn(|corner| {
+            std::array::from_fn(|axis| Vec4::from_array(tris.map(|t| t[corner][axis])))
+        });
+        let bounds = distance_squared_lower_bound_triangles4(p, &soa).to_array();
+        for (tri, bound) in tris.iter().zip(bounds) {
+            let reference = point_triangle_distance_squared_reference(p, tri).sqrt();
+            // Rounding of the coordinates relative to `p` is the only error allowed.
+            let reach = tri.iter().map(|c| c.distance(p)).fold(0.0f32, f32::max);
+            let slack = 4e-6 * f64::from(reach);
+            let bound = f64::from(bound).sqrt();
+            // A bound above the distance would let a query skip the nearest triangle.
+            prop_assert!(!(bound > reference + slack), "{bound} > {reference} for {tri:?}");
+            // Well-shaped triangles get their distance, not just any lower bound.
+            let (ab, ac) = (tri[1] - tri[0], tri[2] - tri[0]);
+            let n2 = ab.cross(ac).length_squared();
+            if n2 > ab.length_squared() * ac.length_squared() / 32.0 {
+                prop_assert!(bound >= reference - slack, "{bound} < {reference} for {tri:?}");
+            }
+        }
+    }
 
     #[test]
     fn closest_point_triangle_matches_reference(p in point(2.0), tri in triangle()) {

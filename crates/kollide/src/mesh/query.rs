@@ -5,8 +5,8 @@ use super::trimesh::TriMesh;
 use crate::bounds::{Aabb3, Obb3, Sphere};
 use crate::math::Ray3;
 use crate::primitive::{
-    RayTriangleSetup, TriangleFeature, TriangleHit, closest_point_triangle, ray_triangle_with,
-    test_sphere_triangle, test_triangle_aabb,
+    RayTriangleSetup, TriangleFeature, TriangleHit, closest_point_triangle,
+    distance_squared_lower_bound_triangles4, ray_triangle_with, test_sphere_triangle, test_triangle_aabb,
 };
 use glam::{Vec3, Vec4};
 
@@ -331,20 +331,31 @@ impl TriMesh {
                 self.prefetch_slots(range.clone());
                 let mut limit = limit;
                 let mut found = None;
-                for k in range {
-                    let corners = self.slot_corners(k);
-                    // The triangle's own box bounds its distance from below: skip the exact
-                    // closest-point computation when even the box is too far.
-                    if triangle_box_distance_squared(corners, p) > limit {
-                        continue;
-                    }
-                    let c = closest_point_triangle(p, corners);
-                    let d2 = (c.point - p).length_squared();
-                    if best.is_none_or(|(_, _, d)| d2 < d) {
-                        best = Some((k, c, d2));
-                        if d2 < limit {
-                            limit = d2;
-                            found = Some(d2);
+                // Four triangles at a time get a cheap lower bound of their distance; only those
+                // it cannot rule out against the current limit get the exact closest point.
+                for first in range.clone().step_by(4) {
+                    let lanes = (range.end - first).min(4);
+                    let bounds =
+                        distance_squared_lower_bound_triangles4(p, &self.slot_triangles4(first, range.end));
+                    // Widened by 80 ulps, so that rounding in the bound does not skip a triangle
+                    // that ties with the best so far (the brute-force scan would keep either).
+                    let mut mask =
+                        !bounds.cmpgt(Vec4::splat(limit * (1.0 + 1e-5))).bitmask() & ((1 << lanes) - 1);
+                    while mask != 0 {
+                        let lane = mask.trailing_zeros();
+                        mask &= mask - 1;
+                        if bounds[lane as usize] > limit * (1.0 + 1e-5) {
+                            continue;
+                        }
+                        let k = first + lane;
+                        let c = closest_point_triangle(p, self.slot_corners(k));
+                        let d2 = (c.point - p).length_squared();
+                        if best.is_none_or(|(_, _, d)| d2 < d) {
+                            best = Some((k, c, d2));
+                            if d2 < limit {
+                                limit = d2;
+                                found = Some(d2);
+                            }
                         }
                     }
                 }
@@ -387,14 +398,6 @@ impl TriMesh {
         };
         n * solid.orientation
     }
-}
-
-/// Squared distance from `p` to the box around a triangle (zero inside it).
-#[inline]
-pub(crate) fn triangle_box_distance_squared(t: &[Vec3; 3], p: Vec3) -> f32 {
-    let (lo, hi) = (t[0].min(t[1]).min(t[2]), t[0].max(t[1]).max(t[2]));
-    let gap = (lo - p).max(p - hi).max(Vec3::ZERO);
-    gap.length_squared()
 }
 
 /// Children whose box is within `sqrt(r2)` of `center`.

@@ -3,7 +3,8 @@
 use super::topology::{TopologyReport, topology};
 use crate::bounds::Aabb3;
 use crate::bvh::{Bvh3, BvhSettings, MAX_PRIMITIVES};
-use glam::{Vec3, Vec3A};
+use crate::primitive::Triangles4;
+use glam::{Vec3, Vec3A, Vec4};
 use std::fmt;
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -225,6 +226,17 @@ impl TriMesh {
     #[inline]
     pub(crate) fn slot_corners(&self, k: u32) -> &[Vec3; 3] {
         &self.slots[k as usize].corners
+    }
+
+    /// The triangles of leaf slots `first .. first + 4` side by side, for the four-wide tests;
+    /// slots past `end` repeat the last one before it (callers mask those lanes).
+    #[inline]
+    pub(crate) fn slot_triangles4(&self, first: u32, end: u32) -> Triangles4 {
+        let slot = |lane: u32| &self.slots[(first + lane).min(end - 1) as usize].corners;
+        let quad = [slot(0), slot(1), slot(2), slot(3)];
+        std::array::from_fn(|corner| {
+            std::array::from_fn(|axis| Vec4::from_array(quad.map(|corners| corners[corner][axis])))
+        })
     }
 
     /// Asks the CPU to start loading the triangles of leaf slots `range` (every cache line they

@@ -9,7 +9,7 @@
 
 use std::ops::{Add, Div, Mul, Sub};
 
-use glam::{DVec3, Vec3, Vec3A};
+use glam::{DVec3, Vec3, Vec3A, Vec4};
 
 /// The closest point of a segment to a query point.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -289,6 +289,56 @@ fn closest_point_triangle_edges(p: Vec3, tri: &[Vec3; 3]) -> TriangleClosest {
         TriangleFeature::Edge(i as u8)
     };
     TriangleClosest { point: hit.point, bary, feature }
+}
+
+/// Four triangles side by side (structure of arrays): `corners[i][axis]` holds coordinate `axis`
+/// of corner `i` of each of the four triangles, one per lane.
+pub type Triangles4 = [[Vec4; 3]; 3];
+
+/// Lower bounds of the squared distances from `p` to four triangles at once, for skipping the
+/// exact [`closest_point_triangle`] of triangles that cannot be nearer than a known bound.
+///
+/// For a well-shaped triangle (see [`closest_point_triangle`]) the value is its squared distance
+/// up to `f32` rounding of the coordinates relative to `p`: its square root is within a few ulps
+/// of `max |p − corner|` of the distance, so a triangle it skips is at most that much nearer than
+/// the bound. For any other triangle (slivers, zero-area, non-finite corners) it is `0` or NaN,
+/// which no `d2 > bound` test rejects: such triangles are always tested exactly.
+///
+/// Branch-free: when `p` projects inside the triangle (the three edge tests agree with the
+/// normal) the distance is the plane distance, otherwise the least of the three edges' segment
+/// distances (the closest point then lies on the boundary).
+#[inline]
+pub fn distance_squared_lower_bound_triangles4(p: Vec3, tri: &Triangles4) -> Vec4 {
+    let sub = |u: [Vec4; 3], v: [Vec4; 3]| [u[0] - v[0], u[1] - v[1], u[2] - v[2]];
+    let dot = |u: [Vec4; 3], v: [Vec4; 3]| u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
+    let cross = |u: [Vec4; 3], v: [Vec4; 3]| {
+        [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]]
+    };
+    let p = [Vec4::splat(p.x), Vec4::splat(p.y), Vec4::splat(p.z)];
+    let [a, b, c] = *tri;
+    let (ab, bc, ca) = (sub(b, a), sub(c, b), sub(a, c));
+    let (ap, bp, cp) = (sub(p, a), sub(p, b), sub(p, c));
+    let n = cross(ab, sub(c, a));
+    let n2 = dot(n, n);
+    // Inside when `p` is on the inner side of all three edges (the sign of n · (edge × to-p)).
+    let inside = dot(cross(ab, ap), n).cmpge(Vec4::ZERO)
+        & dot(cross(bc, bp), n).cmpge(Vec4::ZERO)
+        & dot(cross(ca, cp), n).cmpge(Vec4::ZERO);
+    let plane = dot(n, ap);
+    let plane2 = plane * plane / n2;
+    // Segment distance: the projection clamped to the edge. Only trusted triangles (below) keep
+    // this value, and their edges have nonzero length.
+    let edge = |e: [Vec4; 3], to_p: [Vec4; 3]| {
+        let t = (dot(to_p, e) / dot(e, e)).max(Vec4::ZERO).min(Vec4::ONE);
+        let r = [to_p[0] - e[0] * t, to_p[1] - e[1] * t, to_p[2] - e[2] * t];
+        dot(r, r)
+    };
+    let edges2 = edge(ab, ap).min(edge(bc, bp)).min(edge(ca, cp));
+    let d2 = Vec4::select(inside, plane2, edges2);
+    // Triangles whose `f32` normal is not trusted (as in `well_shaped`) always go to the exact test.
+    let ac = sub(c, a);
+    let trusted = n2.cmpge(Vec4::splat(SLIVER_SIN2) * dot(ab, ab) * dot(ac, ac)) & n2.cmpgt(Vec4::ZERO);
+    Vec4::select(trusted, d2, Vec4::ZERO)
 }
 
 /// The closest points of segments `a0 → a1` and `b0 → b1`, their parameters and squared
