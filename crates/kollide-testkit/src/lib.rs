@@ -6,7 +6,9 @@
 
 pub mod random;
 pub mod reference_bounds;
+pub mod reference_field;
 pub mod reference_mesh;
+pub mod reference_mesh_mesh;
 pub mod reference_primitive;
 pub mod reference_ray;
 pub mod reference_tri_tri;

@@ -10,12 +10,15 @@
 //!   force), one interface in 2D and 3D.
 //! - [`bvh`]: 4-wide bounding volume hierarchies over boxes (binned SAH, SIMD traversal).
 //! - [`mesh`]: triangle meshes: file loading, validation, topology.
+//! - [`field`]: signed-distance and density fields, grids sampled from meshes, spatial
+//!   signatures, point sets and fields against fields.
 //!
 //! Conventions (frames, signs, tolerances) are in `docs/conventions.md`.
 
 pub mod bounds;
 pub mod broad;
 pub mod bvh;
+pub mod field;
 pub mod math;
 pub mod mesh;
 pub mod primitive;

@@ -2,8 +2,11 @@
 //! (usually a [`crate::harness::Batch`]) and append a [`Workload`] to [`all`].
 
 mod broad;
+mod convex;
 mod mesh;
+mod meshmesh;
 mod prim;
+mod sdf;
 
 use crate::harness::Prepared;
 
@@ -42,7 +45,10 @@ pub const SEED: u64 = 0x6b6f_6c6c_6964_6542;
 pub fn all() -> Vec<Workload> {
     let mut all = prim::workloads();
     all.extend(mesh::workloads());
+    all.extend(meshmesh::workloads());
     all.extend(broad::workloads());
+    all.extend(convex::workloads());
+    all.extend(sdf::workloads());
     all
 }
 
