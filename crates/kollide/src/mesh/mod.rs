@@ -4,10 +4,12 @@ mod instance;
 #[cfg(feature = "io")]
 pub mod io;
 mod query;
+mod sphere_set;
 mod topology;
 mod trimesh;
 
 pub use instance::*;
 pub use query::*;
+pub use sphere_set::*;
 pub use topology::*;
 pub use trimesh::*;
