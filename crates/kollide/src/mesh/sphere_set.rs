@@ -170,17 +170,36 @@ impl SphereSet {
         // Extent of a unit ball's image along mesh axis i: the length of row i of the map.
         let rows = linear.transpose();
         let reach = Vec3::new(rows.x_axis.length(), rows.y_axis.length(), rows.z_axis.length());
-        let mut candidates = Vec::new();
-        for s in &self.spheres {
+        let image_box = |s: &Sphere| {
             let center = self_in_mesh.transform_point3(s.center);
-            let half = reach * s.radius;
-            candidates.clear();
-            mesh.aabb_triangles(&Aabb3::new(center - half, center + half), &mut candidates);
-            let hit = candidates.iter().any(|&t| {
-                let corners = mesh.triangle(t).unwrap_or([Vec3::NAN; 3]).map(|c| to_self.transform_point3(c));
-                test_sphere_triangle(s, &corners)
-            });
-            if hit {
+            Aabb3::new(center - reach * s.radius, center + reach * s.radius)
+        };
+        let mesh_box = mesh.bounds();
+        if !image_box(&self.bounds).overlaps(&mesh_box) {
+            return false;
+        }
+        let similarity = similarity_scale(&linear);
+        for s in self.spheres.iter().filter(|s| image_box(s).overlaps(&mesh_box)) {
+            let touches = match similarity {
+                // The image is a ball: the mesh's own ball query, with its tighter node test.
+                Some(scale) => {
+                    mesh.intersects_sphere(&Sphere::new(self_in_mesh.transform_point3(s.center), s.radius * scale))
+                }
+                // An ellipsoid: nodes culled by its box, triangles mapped into the ball's frame.
+                None => {
+                    let image = image_box(s);
+                    !mesh.bvh().traverse(
+                        |node| node.overlap_mask(image.min, image.max),
+                        |mut range| {
+                            !range.any(|k| {
+                                let corners = mesh.slot_corners(k).map(|c| to_self.transform_point3(c));
+                                test_sphere_triangle(s, &corners)
+                            })
+                        },
+                    )
+                }
+            };
+            if touches {
                 return true;
             }
         }
@@ -206,6 +225,19 @@ impl SphereSet {
         }
         other.spheres.iter().map(place).any(|b| b.overlaps(&self.bounds) && self.spheres.iter().any(|a| a.overlaps(&b)))
     }
+}
+
+/// The common length of `m`'s columns if they are orthogonal and of equal length (a rotation or
+/// reflection times a uniform scale) to within `1e-6` relative, else `None`.
+fn similarity_scale(m: &Mat3A) -> Option<f32> {
+    let lengths = Vec3::new(m.x_axis.length_squared(), m.y_axis.length_squared(), m.z_axis.length_squared());
+    let scale = lengths.max_element();
+    let tolerance = 1e-6 * scale;
+    let square = (lengths.min_element() >= scale - tolerance)
+        & (m.x_axis.dot(m.y_axis).abs() <= tolerance)
+        & (m.x_axis.dot(m.z_axis).abs() <= tolerance)
+        & (m.y_axis.dot(m.z_axis).abs() <= tolerance);
+    (square && scale > 0.0).then(|| scale.sqrt())
 }
 
 /// The largest factor by which `m` stretches a vector (its spectral norm), rounded up: the square
