@@ -1,7 +1,8 @@
 //! Profiling aid: per-query BVH work (node visits, leaves, triangle tests) and time for the
 //! mesh query workloads of the benchmark (kollide only).
 //!
-//! `cargo run --release -p kollide-bench --example traversal_stats [bunny|torus80k|torus1m]`
+//! `cargo run --release -p kollide-bench --example traversal_stats [bunny|torus80k|torus1m]
+//! [ray|warm|any|point|build] [repeats]`
 use glam::{Vec3, Vec4};
 use kollide::bvh::{Child, RayBoxSetup};
 use kollide::math::Ray3;
@@ -188,6 +189,15 @@ fn main() {
         }
         if only.is_empty() || only == "any" {
             time("any ray", &|| rays.iter().filter(|r| mesh.intersects_ray(r, f32::MAX)).count());
+        }
+        if only == "build" {
+            let start = Instant::now();
+            let rebuilt = TriMesh::new(mesh.vertices().to_vec(), mesh.triangles().to_vec()).unwrap();
+            println!(
+                "build: {:.2} ms ({} nodes)",
+                start.elapsed().as_secs_f64() * 1e3,
+                rebuilt.bvh().nodes().len()
+            );
         }
         if only.is_empty() || only == "point" {
             time("closest point", &|| {

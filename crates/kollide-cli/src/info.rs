@@ -32,6 +32,17 @@ const QUERY_FAMILIES: &[(&str, &str)] = &[
          distance; OBJ/STL/PLY/OFF loading",
     ),
     (
+        "mesh vs mesh",
+        "overlap with solid semantics, intersecting triangle pairs, distance, under a relative \
+         affine map with a per-pair cache (kollide check)",
+    ),
+    ("sphere sets", "covers of a mesh by balls, set vs mesh (exact under affine maps), set vs set"),
+    (
+        "fields",
+        "analytic signed distances and combinations, grids sampled from meshes, spatial \
+         signatures, point sets and fields against fields",
+    ),
+    (
         "broad phase",
         "SpatialHash, SweepAndPrune, BruteForce over Aabb2/Aabb3: pairs with began/ended \
          events, box and ray queries",

@@ -22,7 +22,7 @@ fn stdout(args: &[&str]) -> String {
 fn help_lists_every_subcommand() {
     let help = stdout(&["--help"]);
     assert!(help.contains("Usage: kollide"), "{help}");
-    for line in ["demo", "info", "help"] {
+    for line in ["demo", "check", "info", "help"] {
         assert!(help.lines().any(|l| l.trim_start().starts_with(line)), "no `{line}` in:\n{help}");
     }
     let demo_help = stdout(&["demo", "--help"]);
@@ -45,6 +45,9 @@ fn info_prints_version_profile_and_query_families() {
         "2D",
         "triangle meshes",
         "broad phase",
+        "mesh vs mesh",
+        "sphere sets",
+        "fields",
     ] {
         assert!(info.contains(family), "no `{family}` in:\n{info}");
     }
@@ -102,6 +105,22 @@ fn quick_demo_runs_the_broad_phase_scene() {
 }
 
 #[test]
+fn quick_demo_runs_the_solids_scene() {
+    let demo = stdout(&["demo", "--quick"]);
+    let scene = demo.split("scene solids").nth(1).unwrap_or_else(|| panic!("no solids scene in:\n{demo}"));
+    let scene = scene.split("scene ").next().unwrap_or(scene);
+    for api in ["SphereSet::intersects_mesh", "field::first_point_inside"] {
+        let (tests, hits) = tests_and_hits(scene, api);
+        assert_eq!(tests, 32, "{api}");
+        assert!(hits > 0 && hits < tests, "{api}: {hits} hits of {tests}");
+    }
+    // Both mesh-vs-mesh rows (cold, then cached a frame later) answer for the same 32 pairs.
+    let rows: Vec<&str> = scene.lines().filter(|l| l.contains("TriMesh::intersects_mesh")).collect();
+    assert_eq!(rows.len(), 2, "{scene}");
+    assert!(scene.contains("balls cover asteroid B's surface"), "{scene}");
+}
+
+#[test]
 fn demo_is_the_default_and_is_reproducible() {
     // Without a subcommand the full demo runs; compare only the seeded, deterministic columns
     // of the quick demo run twice.
@@ -110,4 +129,45 @@ fn demo_is_the_default_and_is_reproducible() {
     assert_eq!(tests_and_hits(&a, "test_triangle_triangle"), tests_and_hits(&b, "test_triangle_triangle"));
     let default = stdout(&[]);
     assert!(default.contains("scene primitives"), "{default}");
+}
+
+/// A vendored closed sphere mesh, radius about 126.
+const SPHERE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/sphere_pyvista_840.ply");
+
+#[test]
+fn check_reports_overlap_containment_and_distance() {
+    let touching = stdout(&["check", SPHERE, SPHERE, "--translate", "100,0,0"]);
+    assert!(touching.contains("intersecting: yes, triangle"), "{touching}");
+    assert!(touching.contains("intersecting triangle pairs: "), "{touching}");
+    assert!(touching.contains("contacts: ") && touching.contains("region 0: point"), "{touching}");
+
+    let inside = stdout(&["check", SPHERE, SPHERE, "--scale", "0.3", "--rotate", "10,20,30"]);
+    assert!(inside.contains("intersecting: yes, B lies inside A"), "{inside}");
+
+    let apart =
+        stdout(&["check", SPHERE, SPHERE, "--translate", "300,0,0", "--scale", "1,0.5,1", "--sdf", "16"]);
+    assert!(apart.contains("intersecting: no"), "{apart}");
+    let distance: f32 = apart
+        .lines()
+        .find_map(|l| l.strip_prefix("distance: "))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|d| d.parse().ok())
+        .unwrap_or_else(|| panic!("no distance in:\n{apart}"));
+    // The spheres' radii are about 126 (A) and 126 along x (B), so the gap is about 48.
+    assert!((distance - 48.0).abs() < 3.0, "{distance}");
+    assert!(apart.contains("no vertex of A is inside B's field"), "{apart}");
+}
+
+#[test]
+fn check_refuses_bad_input_with_a_message() {
+    for (args, message) in [
+        (vec!["check", "no-such-file.obj", SPHERE], "no-such-file.obj"),
+        (vec!["check", SPHERE, SPHERE, "--scale", "1,0,1"], "not invertible"),
+    ] {
+        let output =
+            Command::new(env!("CARGO_BIN_EXE_kollide")).args(&args).output().expect("the binary runs");
+        assert!(!output.status.success(), "{args:?} succeeded");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+    }
 }

@@ -9,7 +9,7 @@ use crate::reference_primitive::{
     point_triangle_distance_squared_reference, segment_segment_distance_squared_reference,
 };
 use glam::{Affine3A, Vec3};
-use kollide::primitive::test_triangle_triangle;
+use kollide::primitive::{TriangleIntersection, intersect_triangle_triangle, test_triangle_triangle};
 
 /// A mesh for the references: vertices, triangles, and whether it is a solid (closed and
 /// consistently oriented; the caller says).
@@ -70,6 +70,19 @@ fn scan_pairs(a: &[[Vec3; 3]], b: &[[Vec3; 3]], mut found: impl FnMut(u32, u32) 
         }
     }
     true
+}
+
+/// The intersection curves of two triangle sets: the segment where each pair of crossing
+/// triangles meets (coplanar pairs are left out), from all pairs in the order of
+/// [`intersecting_pairs`].
+pub fn crossing_segments(a: &[[Vec3; 3]], b: &[[Vec3; 3]]) -> Vec<(Vec3, Vec3)> {
+    intersecting_pairs(a, b)
+        .into_iter()
+        .filter_map(|(i, j)| match intersect_triangle_triangle(&a[i as usize], &b[j as usize]) {
+            Some(TriangleIntersection::Segment { start, end }) => Some((start, end)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// One vertex per connected component (triangles sharing a vertex index are connected), by

@@ -17,10 +17,13 @@ pub fn set_against_mesh(spheres: &[Sphere], triangles: &[[Vec3; 3]], self_in_mes
     let margin = spheres
         .iter()
         .flat_map(|s| {
-            mapped.iter().map(move |t| point_triangle_distance_squared_reference(s.center, t).sqrt() - f64::from(s.radius))
+            mapped.iter().map(move |t| {
+                point_triangle_distance_squared_reference(s.center, t).sqrt() - f64::from(s.radius)
+            })
         })
         .fold(f64::INFINITY, f64::min);
-    let inside = spheres.iter().any(|s| winding_number(triangles, self_in_mesh.transform_point3(s.center)) > 0.5);
+    let inside =
+        spheres.iter().any(|s| winding_number(triangles, self_in_mesh.transform_point3(s.center)) > 0.5);
     (margin, inside)
 }
 
@@ -47,7 +50,8 @@ pub fn sets_sampled_gap(a: &[Sphere], b: &[Sphere], b_in_a: &Affine3A, samples: 
     let mut gap = f64::INFINITY;
     for sb in b {
         let center = m * sb.center.as_dvec3() + t;
-        let points = std::iter::once(center).chain(samples.iter().map(|u| center + m * (*u * f64::from(sb.radius))));
+        let points =
+            std::iter::once(center).chain(samples.iter().map(|u| center + m * (*u * f64::from(sb.radius))));
         for p in points {
             for sa in a {
                 gap = gap.min(p.distance(sa.center.as_dvec3()) - f64::from(sa.radius));

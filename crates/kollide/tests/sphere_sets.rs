@@ -49,11 +49,22 @@ fn covers_hold_every_surface_point() {
         let mut excess = Vec::new();
         for count in [1, 8, 29, 64] {
             let set = SphereSet::cover_mesh(&mesh, count).unwrap();
-            assert!(!set.spheres().is_empty() && set.spheres().len() <= count, "{name}: {}", set.spheres().len());
-            let uncovered = points.iter().filter(|p| !set.spheres().iter().any(|s| s.contains_point(**p))).count();
-            assert_eq!(uncovered, 0, "{name} with {count} balls: {uncovered} surface points outside every ball");
+            assert!(
+                !set.spheres().is_empty() && set.spheres().len() <= count,
+                "{name}: {}",
+                set.spheres().len()
+            );
+            let uncovered =
+                points.iter().filter(|p| !set.spheres().iter().any(|s| s.contains_point(**p))).count();
+            assert_eq!(
+                uncovered, 0,
+                "{name} with {count} balls: {uncovered} surface points outside every ball"
+            );
             let volume = set.cover_volume(&mesh, 24).unwrap();
-            assert!(volume.mesh > 0.0 && volume.union >= volume.excess && volume.excess >= 0.0, "{name}: {volume:?}");
+            assert!(
+                volume.mesh > 0.0 && volume.union >= volume.excess && volume.excess >= 0.0,
+                "{name}: {volume:?}"
+            );
             // The union holds most of the mesh: every ball holds a patch and reaches inside.
             assert!(volume.union - volume.excess > 0.3 * volume.mesh, "{name} with {count}: {volume:?}");
             excess.push(volume.excess);
@@ -68,7 +79,11 @@ fn placement(rng: &mut TestRng, mesh: &TriMesh) -> Affine3A {
     let size = mesh.bounds().size().max_element();
     if rng.random_bool(0.3) {
         let at = mesh.bounds().center() + random::point3(rng, 0.3 * size);
-        Affine3A::from_scale_rotation_translation(Vec3::splat(rng.random_range(0.05..0.2)), random::rotation3(rng), at)
+        Affine3A::from_scale_rotation_translation(
+            Vec3::splat(rng.random_range(0.05..0.2)),
+            random::rotation3(rng),
+            at,
+        )
     } else {
         let map = random::affine3(rng, 1.2 * size);
         // Scale the linear part so the set is about as large as the mesh.
@@ -94,7 +109,11 @@ fn set_against_mesh_equals_brute_force() {
                 continue;
             }
             let expected = margin < 0.0 || inside;
-            assert_eq!(set.intersects_mesh(&mesh, &map), expected, "margin {margin}, inside {inside}, map {map:?}");
+            assert_eq!(
+                set.intersects_mesh(&mesh, &map),
+                expected,
+                "margin {margin}, inside {inside}, map {map:?}"
+            );
             hits += usize::from(expected);
             inside_only += usize::from(inside && margin > 0.0);
             checked += 1;
@@ -124,7 +143,11 @@ fn set_against_set_is_exact_for_similarities_and_conservative_otherwise() {
     for i in 0..2000 {
         let map = if i % 2 == 0 {
             let scale = rng.random_range(0.3..3.0) * if rng.random_bool(0.2) { -1.0 } else { 1.0 };
-            Affine3A::from_scale_rotation_translation(Vec3::splat(scale), random::rotation3(&mut rng), random::point3(&mut rng, 3.0))
+            Affine3A::from_scale_rotation_translation(
+                Vec3::splat(scale),
+                random::rotation3(&mut rng),
+                random::point3(&mut rng, 3.0),
+            )
         } else {
             random::affine3(&mut rng, 8.0)
         };
@@ -165,7 +188,8 @@ fn swapped_similarity_queries_agree() {
     let b = SphereSet::cover_mesh(&asteroid(11, 600), 16).unwrap();
     let mut compared = 0;
     for _ in 0..1000 {
-        let map = Affine3A::from_rotation_translation(random::rotation3(&mut rng), random::point3(&mut rng, 2.5));
+        let map =
+            Affine3A::from_rotation_translation(random::rotation3(&mut rng), random::point3(&mut rng, 2.5));
         let (ab, ba) = (a.intersects_set(&b, &map), b.intersects_set(&a, &map.inverse()));
         // Rigid maps are exact both ways; only rounding at tangency may differ.
         if ab != ba {

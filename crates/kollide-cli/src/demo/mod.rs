@@ -7,6 +7,7 @@
 mod asteroids;
 mod crowd;
 mod primitives;
+mod solids;
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -52,7 +53,7 @@ pub struct Scene {
 }
 
 /// Every scene, in the order `kollide demo` runs them.
-pub const SCENES: &[Scene] = &[primitives::SCENE, asteroids::SCENE, crowd::SCENE];
+pub const SCENES: &[Scene] = &[primitives::SCENE, asteroids::SCENE, solids::SCENE, crowd::SCENE];
 
 /// The outcome of timing one kind of test over a batch of inputs.
 #[derive(Clone, Debug)]

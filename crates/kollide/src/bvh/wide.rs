@@ -231,6 +231,9 @@ pub struct Bvh3 {
 }
 
 impl Bvh3 {
+    /// The largest number of node levels of any hierarchy (root to deepest leaf).
+    pub(crate) const MAX_DEPTH: usize = MAX_DEPTH;
+
     /// True if the hierarchy holds no primitive.
     pub fn is_empty(&self) -> bool {
         self.nodes.is_empty()

@@ -1,5 +1,9 @@
 //! A shared mesh placed in the world by any affine map.
 
+use super::mesh_mesh::{
+    MeshContact, MeshDistance, MeshMeshCache, MeshOverlap, Relative, contacts_in_frame, distance_in_frame,
+    overlap_in_frame,
+};
 use super::query::{MeshPointProjection, MeshRayHit, MeshSphereContact, PolylineHit};
 use super::trimesh::TriMesh;
 use crate::bounds::{Aabb3, Obb3, Sphere};
@@ -232,6 +236,49 @@ impl MeshInstance {
                 true
             },
         );
+    }
+
+    /// The other instance's mesh space mapped into this one's: `self⁻¹ · other`.
+    fn relative(&self, other: &MeshInstance) -> Affine3A {
+        self.to_local_affine() * other.to_world
+    }
+
+    /// True if the placed meshes intersect; see [`TriMesh::intersects_mesh`] (run in this
+    /// instance's mesh space, with `other` placed by `self⁻¹ · other`).
+    pub fn intersects_mesh(&self, other: &MeshInstance, cache: Option<&mut MeshMeshCache>) -> bool {
+        self.mesh.intersects_mesh(&other.mesh, &self.relative(other), cache)
+    }
+
+    /// How the placed meshes overlap; see [`TriMesh::mesh_overlap`]. The containment depth is
+    /// measured in world space.
+    pub fn mesh_overlap(
+        &self,
+        other: &MeshInstance,
+        cache: Option<&mut MeshMeshCache>,
+    ) -> Option<MeshOverlap> {
+        let rel = Relative::new(&self.mesh, &other.mesh, &self.relative(other))?;
+        overlap_in_frame(&self.mesh, &other.mesh, &rel, cache, &self.to_world)
+    }
+
+    /// Appends every intersecting pair `(triangle of self, triangle of other)`; see
+    /// [`TriMesh::intersecting_triangles`].
+    pub fn intersecting_triangles(&self, other: &MeshInstance, out: &mut Vec<(u32, u32)>) {
+        self.mesh.intersecting_triangles(&other.mesh, &self.relative(other), out);
+    }
+
+    /// Appends the contact manifold of the placed meshes in world space (points, unit normals
+    /// from this instance to `other`, depths measured in the world); see
+    /// [`TriMesh::mesh_contacts`]. Returns the number of touching regions.
+    pub fn mesh_contacts(&self, other: &MeshInstance, out: &mut Vec<MeshContact>) -> usize {
+        let Some(rel) = Relative::new(&self.mesh, &other.mesh, &self.relative(other)) else { return 0 };
+        contacts_in_frame(&self.mesh, &other.mesh, &rel, &self.to_world, out)
+    }
+
+    /// The closest points of the placed surfaces in world space (world points and distance), if
+    /// at most `max_distance` apart; see [`TriMesh::mesh_distance`]. Both meshes' triangles are
+    /// mapped to the world, so the distance is the world distance whatever the placements.
+    pub fn mesh_distance(&self, other: &MeshInstance, max_distance: f32) -> Option<MeshDistance> {
+        distance_in_frame(&self.mesh, &self.to_world, &other.mesh, &other.to_world, max_distance)
     }
 
     fn to_local_affine(&self) -> Affine3A {

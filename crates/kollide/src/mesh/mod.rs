@@ -3,12 +3,14 @@
 mod instance;
 #[cfg(feature = "io")]
 pub mod io;
+mod mesh_mesh;
 mod query;
 mod sphere_set;
 mod topology;
 mod trimesh;
 
 pub use instance::*;
+pub use mesh_mesh::*;
 pub use query::*;
 pub use sphere_set::*;
 pub use topology::*;

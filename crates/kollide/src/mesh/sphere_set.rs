@@ -67,7 +67,9 @@ impl SphereSet {
         if spheres.is_empty() {
             return Err(SphereSetError::Empty);
         }
-        if let Some(i) = spheres.iter().position(|s| !(s.center.is_finite() && s.radius >= 0.0 && s.radius.is_finite())) {
+        if let Some(i) =
+            spheres.iter().position(|s| !(s.center.is_finite() && s.radius >= 0.0 && s.radius.is_finite()))
+        {
             return Err(SphereSetError::InvalidSphere(i));
         }
         let bounds = spheres[1..].iter().fold(spheres[0], |acc, s| acc.merge(s));
@@ -90,11 +92,8 @@ impl SphereSet {
         if count == 0 {
             return Err(SphereSetError::Empty);
         }
-        let corners: Vec<[Vec3; 3]> = mesh
-            .triangles()
-            .iter()
-            .map(|t| t.map(|i| mesh.vertices()[i as usize]))
-            .collect();
+        let corners: Vec<[Vec3; 3]> =
+            mesh.triangles().iter().map(|t| t.map(|i| mesh.vertices()[i as usize])).collect();
         let cluster = cluster_triangles(&corners, count.min(corners.len()));
         let mut spheres = Vec::with_capacity(count);
         let mut points = Vec::new();
@@ -105,7 +104,8 @@ impl SphereSet {
             points.clear();
             points.extend(members.iter().flat_map(|&t| corners[t]));
             let Some(ball) = Sphere::from_points(&points) else { continue };
-            let ball = if mesh.is_solid() { push_inward(mesh, &points, &members, &corners, ball) } else { ball };
+            let ball =
+                if mesh.is_solid() { push_inward(mesh, &points, &members, &corners, ball) } else { ball };
             spheres.push(round_up(ball));
         }
         Self::new(spheres)
@@ -182,9 +182,10 @@ impl SphereSet {
         for s in self.spheres.iter().filter(|s| image_box(s).overlaps(&mesh_box)) {
             let touches = match similarity {
                 // The image is a ball: the mesh's own ball query, with its tighter node test.
-                Some(scale) => {
-                    mesh.intersects_sphere(&Sphere::new(self_in_mesh.transform_point3(s.center), s.radius * scale))
-                }
+                Some(scale) => mesh.intersects_sphere(&Sphere::new(
+                    self_in_mesh.transform_point3(s.center),
+                    s.radius * scale,
+                )),
                 // An ellipsoid: nodes culled by its box, triangles mapped into the ball's frame.
                 None => {
                     let image = image_box(s);
@@ -223,7 +224,11 @@ impl SphereSet {
         if !self.bounds.overlaps(&place(&other.bounds)) {
             return false;
         }
-        other.spheres.iter().map(place).any(|b| b.overlaps(&self.bounds) && self.spheres.iter().any(|a| a.overlaps(&b)))
+        other
+            .spheres
+            .iter()
+            .map(place)
+            .any(|b| b.overlaps(&self.bounds) && self.spheres.iter().any(|a| a.overlaps(&b)))
     }
 }
 
@@ -259,7 +264,8 @@ fn largest_stretch(m: &Mat3A) -> f32 {
         // det((A − qI) / p) / 2, clamped against rounding.
         let (b00, b11, b22) = ((a00 - q) / p, (a11 - q) / p, (a22 - q) / p);
         let (b01, b02, b12) = (a01 / p, a02 / p, a12 / p);
-        let det = b00 * (b11 * b22 - b12 * b12) - b01 * (b01 * b22 - b12 * b02) + b02 * (b01 * b12 - b11 * b02);
+        let det =
+            b00 * (b11 * b22 - b12 * b12) - b01 * (b01 * b22 - b12 * b02) + b02 * (b01 * b12 - b11 * b02);
         let phi = (det / 2.0).clamp(-1.0, 1.0).acos() / 3.0;
         q + 2.0 * p * phi.cos()
     };
@@ -271,7 +277,8 @@ fn largest_stretch(m: &Mat3A) -> f32 {
 fn cluster_triangles(corners: &[[Vec3; 3]], count: usize) -> Vec<Vec<usize>> {
     let centroids: Vec<Vec3A> = corners.iter().map(|c| Vec3A::from(c[0] + c[1] + c[2]) / 3.0).collect();
     // Degenerate triangles still need a group; a tiny weight keeps them from moving centers.
-    let weights: Vec<f32> = corners.iter().map(|c| (c[1] - c[0]).cross(c[2] - c[0]).length() * 0.5 + 1e-30).collect();
+    let weights: Vec<f32> =
+        corners.iter().map(|c| (c[1] - c[0]).cross(c[2] - c[0]).length() * 0.5 + 1e-30).collect();
 
     // Farthest-point seeds: start from the centroid farthest from the mean.
     let mean = centroids.iter().copied().sum::<Vec3A>() / centroids.len() as f32;
@@ -326,7 +333,13 @@ fn nearest(centers: &[Vec3A], p: Vec3A) -> usize {
 /// `ball` (the minimal ball of `points`, the corners of the triangles `members`) moved inward
 /// against the triangles' mean normal to the depth that least exceeds the mesh there; see
 /// [`SphereSet::cover_mesh`]. The radius always covers every point.
-fn push_inward(mesh: &TriMesh, points: &[Vec3], members: &[usize], corners: &[[Vec3; 3]], ball: Sphere) -> Sphere {
+fn push_inward(
+    mesh: &TriMesh,
+    points: &[Vec3],
+    members: &[usize],
+    corners: &[[Vec3; 3]],
+    ball: Sphere,
+) -> Sphere {
     // Area-weighted outward normal (counter-clockwise triangles face outward).
     let normal = members.iter().map(|&t| {
         let c = corners[t];

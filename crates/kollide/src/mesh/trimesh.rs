@@ -89,6 +89,8 @@ pub struct TriMesh {
     topology: OnceLock<TopologyReport>,
     /// Computed on first use (`None` for a mesh that is not solid); reset when vertices move.
     solid: OnceLock<Option<Solid>>,
+    /// One vertex per connected component, computed on first use; depends on the indices only.
+    component_seeds: OnceLock<Vec<u32>>,
 }
 
 /// What closed meshes store for inside/outside tests: angle-weighted pseudo-normals
@@ -141,7 +143,15 @@ impl TriMesh {
         });
         let bvh = Bvh3::build_from_boxes(boxes, MESH_BVH_SETTINGS);
         let slots = slots_of(&vertices, &triangles, bvh.leaf_order());
-        Ok(TriMesh { vertices, triangles, bvh, slots, topology: OnceLock::new(), solid: OnceLock::new() })
+        Ok(TriMesh {
+            vertices,
+            triangles,
+            bvh,
+            slots,
+            topology: OnceLock::new(),
+            solid: OnceLock::new(),
+            component_seeds: OnceLock::new(),
+        })
     }
 
     /// Builds a mesh from loaded file data.
@@ -267,6 +277,13 @@ impl TriMesh {
     #[inline]
     pub(crate) fn slot_id(&self, k: u32) -> u32 {
         self.slots[k as usize].id
+    }
+
+    /// One vertex index per connected component of the triangles (triangles sharing a vertex
+    /// index are connected), computed on the first call.
+    pub(crate) fn component_seeds(&self) -> &[u32] {
+        self.component_seeds
+            .get_or_init(|| super::mesh_mesh::component_seeds(&self.triangles, self.vertices.len()))
     }
 
     /// The solid data, computed on the first call; `None` if the mesh is not solid.
