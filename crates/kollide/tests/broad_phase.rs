@@ -3,8 +3,8 @@
 
 use kollide::bounds::{Aabb2, Aabb3};
 use kollide::broad::{
-    BroadBounds, BroadPhase, BroadPhaseError, BruteForce, HashSettings, MAX_ID, PairEvents, SpatialHash,
-    SweepAndPrune,
+    BroadBounds, BroadPhase, BroadPhaseError, BruteForce, DynamicTree, HashSettings, MAX_ID, PairEvents,
+    SpatialHash, SweepAndPrune, TreeSettings,
 };
 use kollide::math::{Ray2, Ray3, Vec2, Vec3};
 use kollide_testkit::random::{TestRng, rng};
@@ -41,7 +41,8 @@ impl TestBounds for Aabb3 {
         );
         let d =
             Vec3::new(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0));
-        Ray3::new(o, d)
+        let (o, d) = special_ray(rng, o.to_array(), d.to_array(), 3);
+        Ray3::new(Vec3::from(o), Vec3::from(d))
     }
 }
 
@@ -53,8 +54,21 @@ impl TestBounds for Aabb2 {
     fn random_ray(rng: &mut TestRng) -> Ray2 {
         let o = Vec2::new(rng.random_range(-120.0..120.0), rng.random_range(-120.0..120.0));
         let d = Vec2::new(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0));
-        Ray2::new(o, d)
+        let (o, d) = special_ray(rng, [o.x, o.y, 0.0], [d.x, d.y, 0.0], 2);
+        Ray2::new(Vec2::new(o[0], o[1]), Vec2::new(d[0], d[1]))
     }
+}
+
+/// Sometimes makes the ray parallel to an axis plane (a zero direction component) or starts it
+/// on round coordinates (on cell and box boundaries).
+fn special_ray(rng: &mut TestRng, mut o: [f32; 3], mut d: [f32; 3], dim: usize) -> ([f32; 3], [f32; 3]) {
+    if rng.random_bool(0.3) {
+        d[rng.random_range(0..dim)] = 0.0;
+    }
+    if rng.random_bool(0.2) {
+        o = o.map(|x| (x / 4.0).round() * 4.0);
+    }
+    (o, d)
 }
 
 struct Generator {
@@ -127,8 +141,16 @@ impl<B: BroadBounds> Model<B> {
     }
 }
 
-/// Runs one random edit sequence on `phase` and the model side by side; panics on a difference.
-fn run<B: TestBounds>(phase: &mut dyn BroadPhase<B>, name: &str, scene: Scene, seed: u64, steps: usize) {
+/// Runs one random edit sequence on `phase` and the model side by side, finding pairs every
+/// `pairs_every` steps; panics on a difference.
+fn run<B: TestBounds>(
+    phase: &mut dyn BroadPhase<B>,
+    name: &str,
+    scene: Scene,
+    seed: u64,
+    steps: usize,
+    pairs_every: usize,
+) {
     let mut rng = rng(seed);
     let generator = Generator::new(&mut rng, scene);
     let mut model = Model { boxes: BTreeMap::new(), pairs: BTreeSet::new() };
@@ -179,7 +201,7 @@ fn run<B: TestBounds>(phase: &mut dyn BroadPhase<B>, name: &str, scene: Scene, s
             assert_eq!(out, expected, "{ctx}: query_ray");
         }
         assert_eq!(phase.len(), model.boxes.len(), "{ctx}: len");
-        if step % 7 == 0 {
+        if step % pairs_every == 0 {
             phase.find_pairs(&mut events);
             let now = model.pairs_now();
             let began: Vec<_> = now.difference(&model.pairs).copied().collect();
@@ -212,6 +234,11 @@ fn all_phases<B: TestBounds + 'static>() -> Vec<(&'static str, Box<dyn BroadPhas
                 max_cells_per_object: 16,
             })),
         ),
+        ("dynamic tree", Box::new(DynamicTree::<B>::new())),
+        (
+            "dynamic tree, no margin",
+            Box::new(DynamicTree::<B>::with_settings(TreeSettings { margin: Some(0.0) })),
+        ),
     ]
 }
 
@@ -219,8 +246,13 @@ fn run_all<B: TestBounds + 'static>() {
     for (scene_index, scene) in [Scene::Uniform, Scene::Clustered, Scene::MixedSizes].into_iter().enumerate()
     {
         for seed in 0..3u64 {
-            for (name, mut phase) in all_phases::<B>() {
-                run::<B>(phase.as_mut(), name, scene, seed * 10 + scene_index as u64, 1200);
+            // Pairs after every step (few edits between calls: incremental paths) or every
+            // seventh (many edits: batch paths).
+            for pairs_every in [1, 7] {
+                for (name, mut phase) in all_phases::<B>() {
+                    let seed = seed * 10 + scene_index as u64;
+                    run::<B>(phase.as_mut(), name, scene, seed, 1200, pairs_every);
+                }
             }
         }
     }
@@ -296,5 +328,53 @@ fn removed_objects_end_their_pairs_and_ids_can_be_reused() {
         phase.insert(5, unit).unwrap();
         phase.find_pairs(&mut events);
         assert_eq!(events.began, [(0, 5)], "{name}: reused id");
+    }
+}
+
+#[test]
+fn dense_scenes_with_many_pairs_match_the_model() {
+    // Hundreds of large, heavily overlapping boxes (tens of thousands of pairs, so the batch
+    // paths sort large pair lists), some spanning the whole scene, moved twice.
+    let mut rng = rng(77);
+    let mut model = Model { boxes: BTreeMap::new(), pairs: BTreeSet::new() };
+    let random_box = |rng: &mut TestRng, big: bool| {
+        let c = Vec3::new(
+            rng.random_range(-20.0..20.0),
+            rng.random_range(-20.0..20.0),
+            rng.random_range(-20.0..20.0),
+        );
+        let h = if big { Vec3::splat(60.0) } else { Vec3::splat(rng.random_range(1.0..12.0)) };
+        Aabb3::from_center_half_extents(c, h)
+    };
+    for id in 0..600u32 {
+        model.boxes.insert(id * 2, random_box(&mut rng, id % 50 == 0));
+    }
+    let expected = model.pairs_now();
+    assert!(expected.len() > 20_000, "{} pairs", expected.len());
+    for (name, mut phase) in all_phases::<Aabb3>() {
+        let mut events = PairEvents::default();
+        for (&id, b) in &model.boxes {
+            phase.insert(id, *b).unwrap();
+        }
+        phase.find_pairs(&mut events);
+        assert_eq!(events.pairs, expected.iter().copied().collect::<Vec<_>>(), "{name}: pairs");
+        let mut moved = model.boxes.clone();
+        for round in 0..2 {
+            let before: BTreeSet<_> = Model { boxes: moved.clone(), pairs: BTreeSet::new() }.pairs_now();
+            for (&id, b) in moved.iter_mut() {
+                if (id / 2) % (3 + round) == 0 {
+                    *b = random_box(&mut rng, false);
+                    phase.update(id, *b).unwrap();
+                }
+            }
+            let now = Model { boxes: moved.clone(), pairs: BTreeSet::new() }.pairs_now();
+            phase.find_pairs(&mut events);
+            assert_eq!(events.pairs, now.iter().copied().collect::<Vec<_>>(), "{name} round {round}: pairs");
+            let began: Vec<_> = now.difference(&before).copied().collect();
+            let ended: Vec<_> = before.difference(&now).copied().collect();
+            assert_eq!((events.began.len(), events.ended.len()), (began.len(), ended.len()), "{name}");
+            assert_eq!(events.began, began, "{name} round {round}: began");
+            assert_eq!(events.ended, ended, "{name} round {round}: ended");
+        }
     }
 }

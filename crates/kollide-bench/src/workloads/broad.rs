@@ -4,14 +4,14 @@
 //! updated with `insert_or_update_partially` and `refit`), then traversed against itself
 //! (`traverse_bvtt_single_tree`) for the overlapping pairs; pair sets and began/ended events are
 //! kept in a `HashSet`, as a broad phase must. kollide's default broad phase runs under the plain
-//! names, each other implementation under a suffix (`@sap`).
+//! names, each other implementation under a suffix (`@sap`, `@hash`).
 
 use std::cell::RefCell;
 use std::collections::HashSet;
 
 use glam::Vec3;
 use kollide::bounds::Aabb3;
-use kollide::broad::{BroadPhase, PairEvents, SpatialHash, SweepAndPrune};
+use kollide::broad::{BroadPhase, DynamicTree, PairEvents, SpatialHash, SweepAndPrune};
 use kollide::math::Ray3;
 use kollide_testkit::random::{self, TestRng};
 use parry3d::bounding_volume::{Aabb, BoundingVolume};
@@ -28,11 +28,11 @@ type Phase = Box<dyn BroadPhase<Aabb3>>;
 /// A broad-phase constructor and the names of its five rows.
 type Implementation = (fn() -> Phase, [&'static str; 5]);
 
-/// The implementations measured; the first is kollide's default broad phase and gets the plain
-/// names.
-const IMPLEMENTATIONS: [Implementation; 2] = [
+/// The implementations measured; the first is kollide's default broad phase
+/// ([`kollide::broad::DefaultBroadPhase`], the dynamic tree) and gets the plain names.
+const IMPLEMENTATIONS: [Implementation; 3] = [
     (
-        || Box::new(SpatialHash::<Aabb3>::new()),
+        || Box::new(DynamicTree::<Aabb3>::new()),
         [
             "broad/terdiman10k/full",
             "broad/terdiman100k/full",
@@ -51,11 +51,22 @@ const IMPLEMENTATIONS: [Implementation; 2] = [
             "broad/query-ray/100k@sap",
         ],
     ),
+    (
+        || Box::new(SpatialHash::<Aabb3>::new()),
+        [
+            "broad/terdiman10k/full@hash",
+            "broad/terdiman100k/full@hash",
+            "broad/moving100k/frame@hash",
+            "broad/query-box/100k@hash",
+            "broad/query-ray/100k@hash",
+        ],
+    ),
 ];
 
 pub fn workloads() -> Vec<Workload> {
     let mut all = rows::<0>();
     all.extend(rows::<1>());
+    all.extend(rows::<2>());
     all
 }
 

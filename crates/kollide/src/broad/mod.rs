@@ -5,9 +5,16 @@
 //!
 //! - [`BruteForce`]: every pair, every box. The reference the others are tested against.
 //! - [`SweepAndPrune`]: boxes kept sorted by their lower bound on one axis (insertion sort, which
-//!   is linear on the nearly sorted order of the previous frame), then one sweep ("box pruning").
+//!   is linear on the nearly sorted order of the previous frame), then swept ("box pruning") in
+//!   the columns of a coarse grid over the other axes.
 //! - [`SpatialHash`]: a uniform grid of hashed cells holding fattened boxes, so that an object
 //!   that moves a little is not re-bucketed (seed 001).
+//! - [`DynamicTree`] ([`DefaultBroadPhase`]): a tree of fattened boxes, changed only when a box
+//!   leaves its fattened box; pairs are found incrementally, from the objects edited since the
+//!   last call, or in one batch of box pruning after many edits.
+//!
+//! The grid columns of box pruning also serve as a compact static layout for box and ray queries
+//! while nothing has been edited since the last pair finding.
 //!
 //! Objects are named by caller-chosen `u32` ids (at most [`MAX_ID`]; keep them dense, since the
 //! id → slot table grows to the largest id). Boxes are closed: touching boxes overlap. The answers
@@ -16,14 +23,24 @@
 
 mod brute;
 mod hash;
+mod prune;
 mod sap;
+mod tree;
 
 pub use brute::BruteForce;
 pub use hash::{HashSettings, SpatialHash};
 pub use sap::SweepAndPrune;
+pub use tree::{DynamicTree, TreeSettings};
+
+/// The broad phase to use when in doubt: [`DynamicTree`], the best overall on the benchmark
+/// workloads: as fast as [`SweepAndPrune`] at pair finding from scratch and at queries of a
+/// static scene (both use the same grid columns), and much faster on moving scenes, where it
+/// only queries the objects that moved.
+pub type DefaultBroadPhase<B> = DynamicTree<B>;
 
 use crate::bounds::{Aabb2, Aabb3, Bounds};
 use crate::math::{Ray2, Ray3, Vec2};
+use glam::{Vec3A, Vec4};
 use std::fmt;
 
 /// The largest object id a broad phase accepts.
@@ -50,6 +67,11 @@ pub trait BroadBounds: Bounds + PartialEq + fmt::Debug {
     fn ray_parts(ray: &Self::Ray) -> ([f32; 3], [f32; 3]);
     /// The box with the given bounds on its `DIM` axes (later components are ignored).
     fn from_lo_hi(lo: [f32; 3], hi: [f32; 3]) -> Self;
+    /// [`Bounds::overlaps`] by one SIMD comparison and no branch, for hot loops whose answers are
+    /// unpredictable. The same answer, NaN included (any NaN coordinate: `false`).
+    fn overlaps_simd(&self, other: &Self) -> bool;
+    /// The lower and upper bounds as 3-arrays (`0` beyond `DIM`).
+    fn corners(&self) -> ([f32; 3], [f32; 3]);
 }
 
 impl BroadBounds for Aabb3 {
@@ -90,6 +112,18 @@ impl BroadBounds for Aabb3 {
     fn from_lo_hi(lo: [f32; 3], hi: [f32; 3]) -> Self {
         Aabb3::new(lo.into(), hi.into())
     }
+
+    #[inline(always)]
+    fn overlaps_simd(&self, other: &Self) -> bool {
+        let (a_min, a_max) = (Vec3A::from(self.min), Vec3A::from(self.max));
+        let (b_min, b_max) = (Vec3A::from(other.min), Vec3A::from(other.max));
+        (a_min.cmple(b_max) & b_min.cmple(a_max)).all()
+    }
+
+    #[inline]
+    fn corners(&self) -> ([f32; 3], [f32; 3]) {
+        (self.min.to_array(), self.max.to_array())
+    }
 }
 
 impl BroadBounds for Aabb2 {
@@ -129,6 +163,18 @@ impl BroadBounds for Aabb2 {
     #[inline]
     fn from_lo_hi(lo: [f32; 3], hi: [f32; 3]) -> Self {
         Aabb2::new(Vec2::new(lo[0], lo[1]), Vec2::new(hi[0], hi[1]))
+    }
+
+    #[inline(always)]
+    fn overlaps_simd(&self, other: &Self) -> bool {
+        let lo = Vec4::new(self.min.x, self.min.y, other.min.x, other.min.y);
+        let hi = Vec4::new(other.max.x, other.max.y, self.max.x, self.max.y);
+        lo.cmple(hi).all()
+    }
+
+    #[inline]
+    fn corners(&self) -> ([f32; 3], [f32; 3]) {
+        ([self.min.x, self.min.y, 0.0], [self.max.x, self.max.y, 0.0])
     }
 }
 
@@ -328,15 +374,110 @@ impl<B: BroadBounds, E> Slots<B, E> {
 }
 
 /// Sorts `pairs` (each already `(smaller, larger)`) and drops repeats.
+///
+/// Large lists are sorted by counting: first by the high bits of the first id (one pass over
+/// memory into groups of 1024 first ids), then each group, which fits in cache, by the low bits
+/// of the first id; the partners of each first id are then a short run, sorted by insertion.
 fn sort_pairs(pairs: &mut Vec<Pair>) {
-    pairs.sort_unstable();
+    const LOW: u32 = 10;
+    if pairs.len() < 4096 {
+        pairs.sort_unstable();
+        pairs.dedup();
+        return;
+    }
+    let groups = (pairs.iter().map(|p| p.0).max().unwrap_or(0) >> LOW) as usize + 1;
+    let mut starts = vec![0usize; groups + 1];
+    for p in pairs.iter() {
+        starts[(p.0 >> LOW) as usize + 1] += 1;
+    }
+    for g in 1..starts.len() {
+        starts[g] += starts[g - 1];
+    }
+    let mut grouped = vec![(0u32, 0u32); pairs.len()];
+    let mut next = starts.clone();
+    for &p in pairs.iter() {
+        let g = (p.0 >> LOW) as usize;
+        grouped[next[g]] = p;
+        next[g] += 1;
+    }
+    let mut counts = vec![0usize; 1 << LOW];
+    for g in 0..groups {
+        let (from, to) = (starts[g], starts[g + 1]);
+        if from == to {
+            continue;
+        }
+        counts.fill(0);
+        for p in &grouped[from..to] {
+            counts[(p.0 & ((1 << LOW) - 1)) as usize] += 1;
+        }
+        let mut sum = 0;
+        for c in counts.iter_mut() {
+            (*c, sum) = (sum, sum + *c);
+        }
+        let out = &mut pairs[from..to];
+        for &p in &grouped[from..to] {
+            let k = &mut counts[(p.0 & ((1 << LOW) - 1)) as usize];
+            out[*k] = p;
+            *k += 1;
+        }
+        // `counts[k]` is now the end of the run of low bits `k`.
+        let mut start = 0;
+        for &end in counts.iter() {
+            let run = &mut out[start..end];
+            if run.len() > 24 {
+                run.sort_unstable_by_key(|p| p.1);
+            } else {
+                for i in 1..run.len() {
+                    let p = run[i];
+                    let mut j = i;
+                    while j > 0 && run[j - 1].1 > p.1 {
+                        run[j] = run[j - 1];
+                        j -= 1;
+                    }
+                    run[j] = p;
+                }
+            }
+            start = end;
+        }
+    }
     pairs.dedup();
+}
+
+/// Sorts by the high 32 bits, stably (least significant digit radix sort, 11-bit digits).
+pub(super) fn radix_sort_high32(keys: &mut Vec<u64>) {
+    let mut other = vec![0u64; keys.len()];
+    for shift in [32, 43, 54] {
+        let digit = |k: u64| ((k >> shift) & 0x7ff) as usize;
+        let mut counts = vec![0usize; 2049];
+        for &k in keys.iter() {
+            counts[digit(k) + 1] += 1;
+        }
+        if counts.contains(&keys.len()) {
+            continue;
+        }
+        for d in 1..counts.len() {
+            counts[d] += counts[d - 1];
+        }
+        for &k in keys.iter() {
+            let d = digit(k);
+            other[counts[d]] = k;
+            counts[d] += 1;
+        }
+        std::mem::swap(keys, &mut other);
+    }
 }
 
 /// `(min(a, b), max(a, b))`.
 #[inline]
 fn ordered(a: u32, b: u32) -> Pair {
     if a < b { (a, b) } else { (b, a) }
+}
+
+/// Whether the ray can be walked through a structure: finite origin, finite nonzero direction and
+/// `max_t >= 0` (other rays are answered by scanning every box).
+fn ray_usable<B: BroadBounds>(ray: &B::Ray, max_t: f32) -> bool {
+    let (o, d) = B::ray_parts(ray);
+    o.iter().chain(&d).all(|x| x.is_finite()) && d.iter().any(|&x| x != 0.0) && max_t >= 0.0
 }
 
 /// The range of coordinate `axis` over the ray's points with `t ∈ [0, max_t]` (infinite bounds for

@@ -1,8 +1,8 @@
-//! Sweep and prune along one axis, kept sorted incrementally.
+//! Sweep and prune along one axis, kept sorted incrementally, pruned in grid columns.
 
+use super::prune::Columns;
 use super::{
-    BroadBounds, BroadPhase, BroadPhaseError, Pair, PairEvents, QueryStats, Slots, ordered, ray_axis_span,
-    sort_pairs,
+    BroadBounds, BroadPhase, BroadPhaseError, Pair, PairEvents, QueryStats, Slots, ray_usable, sort_pairs,
 };
 
 /// One object in the sweep order: its id and its lower bound on the sweep axis.
@@ -13,16 +13,18 @@ struct Entry {
 }
 
 /// Sweep and prune ("box pruning", Terdiman 2002; seed 004): the objects are kept sorted by the
-/// lower bound of their box on one axis, and one sweep over that order tests each object only
-/// against the objects whose lower bound lies inside its extent.
+/// lower bound of their box on one axis, and a sweep over that order tests each object only
+/// against the objects whose lower bound lies inside its extent. The sweep runs separately in
+/// the columns of a coarse grid over the other axes (see the module notes), which keeps it fast
+/// when boxes are not small against the scene.
 ///
 /// The order is refreshed by [`SweepAndPrune::refresh`] (which [`BroadPhase::find_pairs`] calls):
 /// an insertion sort, linear in the number of objects when they moved little since the last
-/// refresh, or a full sort after many insertions or a change of axis. The axis is the one along
-/// which the box centers spread most (largest variance), chosen again at every refresh with some
-/// hysteresis.
+/// refresh, or a full sort after many insertions or a change of axis; then the columns are
+/// rebuilt from it. The axis is the one along which the box centers spread most (largest
+/// variance), chosen again at every refresh with some hysteresis.
 ///
-/// Queries are answered from the sorted order when it is fresh and by scanning every object after
+/// Queries are answered from the columns when they are fresh and by scanning every object after
 /// edits that have not been refreshed yet; both give the same ids.
 #[derive(Clone, Debug)]
 pub struct SweepAndPrune<B: BroadBounds> {
@@ -30,11 +32,8 @@ pub struct SweepAndPrune<B: BroadBounds> {
     /// Every object, sorted by `lo` on `axis` after a refresh; new objects are appended.
     order: Vec<Entry>,
     axis: usize,
-    /// The boxes and ids in sweep order (copied at refresh for a contiguous sweep).
-    sorted_boxes: Vec<B>,
-    sorted_ids: Vec<u32>,
-    /// The largest extent of any box along `axis`, at the last refresh.
-    max_extent: f32,
+    /// The columns of the last refresh.
+    columns: Option<Columns<B>>,
     /// Whether an edit happened since the last refresh.
     stale: bool,
     /// Objects removed since the last refresh (their entries are still in `order`).
@@ -50,9 +49,7 @@ impl<B: BroadBounds> Default for SweepAndPrune<B> {
             slots: Slots::default(),
             order: Vec::new(),
             axis: 0,
-            sorted_boxes: Vec::new(),
-            sorted_ids: Vec::new(),
-            max_extent: 0.0,
+            columns: None,
             stale: false,
             removed: 0,
             inserted: 0,
@@ -93,47 +90,33 @@ impl<B: BroadBounds> SweepAndPrune<B> {
             insertion_sort(order);
         }
         self.axis = axis;
-        self.sorted_boxes.clear();
-        self.sorted_ids.clear();
-        self.max_extent = 0.0;
-        for e in order.iter() {
-            let b = slots.boxes[slots.slot_of[e.id as usize] as usize];
-            self.max_extent = self.max_extent.max(b.hi(axis) - b.lo(axis));
-            self.sorted_boxes.push(b);
-            self.sorted_ids.push(e.id);
-        }
+        let sorted: Vec<u32> = order.iter().map(|e| slots.slot_of[e.id as usize]).collect();
+        self.columns = Some(Columns::with_order(&slots.ids, &slots.boxes, axis, &sorted));
         self.stale = false;
         self.removed = 0;
         self.inserted = 0;
     }
 
-    /// Clears `out` and fills it with the ascending ids of the objects in the sorted `range` that
-    /// pass `test`, or of all objects that pass it when the order is stale.
+    /// Clears `out` and fills it with the ascending ids of the objects that pass `test`: from the
+    /// columns by `query` when they are fresh and `query` gives an answer, else by a scan.
     fn collect(
         &self,
-        range: std::ops::Range<usize>,
+        query: impl FnOnce(&Columns<B>, &mut Vec<u32>) -> Option<QueryStats>,
         test: impl Fn(&B) -> bool,
         out: &mut Vec<u32>,
     ) -> QueryStats {
         out.clear();
-        let visited = if self.stale {
-            let (ids, boxes) = (&self.slots.ids, &self.slots.boxes);
-            out.extend((0..boxes.len()).filter(|&s| test(&boxes[s])).map(|s| ids[s]));
-            boxes.len()
-        } else {
-            out.extend(range.clone().filter(|&k| test(&self.sorted_boxes[k])).map(|k| self.sorted_ids[k]));
-            range.len()
-        };
+        let fresh = self.columns.as_ref().filter(|_| !self.stale);
+        if let Some(stats) = fresh.and_then(|c| query(c, out)) {
+            out.sort_unstable();
+            out.dedup();
+            return stats;
+        }
+        let (ids, boxes) = (&self.slots.ids, &self.slots.boxes);
+        out.extend((0..boxes.len()).filter(|&s| test(&boxes[s])).map(|s| ids[s]));
         out.sort_unstable();
-        QueryStats { visited: visited as u32, tested: visited as u32 }
-    }
-
-    /// The index range of sorted entries whose lower bound lies in `[lo - max_extent, hi]`: every
-    /// box that overlaps `[lo, hi]` on the sweep axis is in it.
-    fn candidate_range(&self, lo: f32, hi: f32) -> std::ops::Range<usize> {
-        let start = self.sorted_boxes.partition_point(|b| b.lo(self.axis) < lo - self.max_extent);
-        let end = self.sorted_boxes.partition_point(|b| b.lo(self.axis) <= hi);
-        start..end.max(start)
+        let n = boxes.len() as u32;
+        QueryStats { visited: n, tested: n }
     }
 }
 
@@ -207,30 +190,26 @@ impl<B: BroadBounds> BroadPhase<B> for SweepAndPrune<B> {
 
     fn find_pairs(&mut self, events: &mut PairEvents) {
         self.refresh();
-        let (boxes, ids, axis) = (&self.sorted_boxes, &self.sorted_ids, self.axis);
         self.scratch.clear();
-        for i in 0..boxes.len() {
-            let hi = boxes[i].hi(axis);
-            for j in i + 1..boxes.len() {
-                if boxes[j].lo(axis) > hi {
-                    break;
-                }
-                if boxes[i].overlaps(&boxes[j]) {
-                    self.scratch.push(ordered(ids[i], ids[j]));
-                }
-            }
+        if let Some(columns) = &self.columns {
+            columns.pairs(&mut self.scratch);
         }
         sort_pairs(&mut self.scratch);
         events.advance(&mut self.scratch);
     }
 
     fn query_box(&self, query: &B, out: &mut Vec<u32>) -> QueryStats {
-        let range = self.candidate_range(query.lo(self.axis), query.hi(self.axis));
-        self.collect(range, |b| b.overlaps(query), out)
+        // An inverted box can still pass the componentwise test: it is scanned for.
+        let valid = query.is_valid();
+        self.collect(|c, out| valid.then(|| c.query_box(query, out)), |b| b.overlaps(query), out)
     }
 
     fn query_ray(&self, ray: &B::Ray, max_t: f32, out: &mut Vec<u32>) -> QueryStats {
-        let (lo, hi) = ray_axis_span::<B>(ray, max_t, self.axis);
-        self.collect(self.candidate_range(lo, hi), |b| b.ray_entry(ray, max_t).is_some(), out)
+        let usable = ray_usable::<B>(ray, max_t);
+        self.collect(
+            |c, out| usable.then(|| c.query_ray(ray, max_t, out)),
+            |b| b.ray_entry(ray, max_t).is_some(),
+            out,
+        )
     }
 }

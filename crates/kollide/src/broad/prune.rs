@@ -1,0 +1,542 @@
+//! Box pruning in the columns of a coarse grid: batch pair finding, and a compact static layout
+//! for box and ray queries.
+
+use super::{BroadBounds, Pair, QueryStats, ordered};
+use glam::Vec4;
+
+/// Objects spanning more columns than this are kept apart and tested against everything.
+const MAX_COLUMNS_PER_OBJECT: usize = 16;
+
+/// Four boxes of one column, structure of arrays (two cache lines), for tests of four at a time.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
+struct Block {
+    lo: [Vec4; 3],
+    hi: [Vec4; 3],
+    id: [u32; 4],
+    /// Each box's first column, `(second << 16) | first`.
+    corner: [u32; 4],
+}
+
+impl Block {
+    /// Padding: lower bounds `+∞` and upper bounds `-∞` overlap nothing and end every sweep.
+    const PADDING: Block =
+        Block { lo: [Vec4::INFINITY; 3], hi: [Vec4::NEG_INFINITY; 3], id: [0; 4], corner: [0; 4] };
+
+    /// The lanes whose boxes overlap the box `(lo, hi)` (splatted), as a 4-bit mask.
+    #[inline(always)]
+    fn overlap_mask(&self, lo: &[Vec4; 3], hi: &[Vec4; 3], dim: usize) -> u32 {
+        let mut hit = self.lo[0].cmple(hi[0]) & self.hi[0].cmpge(lo[0]);
+        for a in 1..dim {
+            hit &= self.lo[a].cmple(hi[a]) & self.hi[a].cmpge(lo[a]);
+        }
+        hit.bitmask()
+    }
+
+    /// The bounds of lane `k`.
+    #[inline]
+    fn lane(&self, k: usize) -> ([f32; 3], [f32; 3]) {
+        (self.lo.map(|v| v[k]), self.hi.map(|v| v[k]))
+    }
+}
+
+/// Boxes sorted along one axis (the sweep axis) inside the columns of a uniform grid over the other
+/// axes (strips in 2D).
+///
+/// Box pruning (Terdiman 2002) sorts boxes along one axis and tests each box only against the
+/// boxes whose lower bound lies within its extent on that axis. On its own it tests about
+/// `n² · extent / span` pairs, which stays quadratic when boxes are not small against the scene, so
+/// here each box is recorded in every column its box touches (cells twice the mean box extent),
+/// and pruning runs per column. A pair or a query answer found in several columns is reported only
+/// by the column at the lowest corner of the intersection of the column ranges. The sweep axis is
+/// the one along which the box centers spread most. Boxes spanning more than
+/// [`MAX_COLUMNS_PER_OBJECT`] columns are kept in a separate list.
+///
+/// Built once from a set of boxes; it does not follow edits.
+#[derive(Clone, Debug)]
+pub(super) struct Columns<B> {
+    axis: usize,
+    /// The grid axes (the second unused in 2D).
+    grid_axes: [usize; 2],
+    /// Grid origin, reciprocal cell size and cells per grid axis.
+    origin: [f32; 2],
+    cell: f32,
+    inv_cell: f32,
+    counts: [u32; 2],
+    /// Column `c` holds blocks `starts[c]..starts[c + 1]`: its entries by ascending lower bound on
+    /// `axis`, four to a block, the last block padded with entries that overlap nothing.
+    starts: Vec<u32>,
+    blocks: Vec<Block>,
+    /// The largest lower bound on `axis` in each block (its last lane's), densely, for binary
+    /// searches that touch few cache lines.
+    block_last: Vec<f32>,
+    /// The largest extent along `axis` of an entry.
+    max_extent: f32,
+    /// Boxes spanning too many columns, with their ids, sorted by lower bound on `axis`.
+    big: Vec<(B, u32)>,
+    /// Every box, sorted by lower bound on `axis`, and the largest extent along `axis` (only kept
+    /// when there are big boxes, which are swept along it).
+    all: Vec<(B, u32)>,
+    all_max_extent: f32,
+}
+
+impl<B: BroadBounds> Columns<B> {
+    /// Builds the columns for objects `ids` with boxes `boxes`, along the axis where the box
+    /// centers spread most.
+    pub(super) fn new(ids: &[u32], boxes: &[B]) -> Self {
+        let axis = spread_axis(boxes);
+        let mut keys: Vec<u64> = boxes
+            .iter()
+            .enumerate()
+            .map(|(i, b)| (u64::from(sortable(b.lo(axis))) << 32) | i as u64)
+            .collect();
+        super::radix_sort_high32(&mut keys);
+        let order: Vec<u32> = keys.iter().map(|&k| k as u32).collect();
+        Self::with_order(ids, boxes, axis, &order)
+    }
+
+    /// Builds the columns with sweep axis `axis`, given the indices of `boxes` sorted by lower
+    /// bound on it.
+    pub(super) fn with_order(ids: &[u32], boxes: &[B], axis: usize, order: &[u32]) -> Self {
+        let n = boxes.len();
+        let grid_axes = [(axis + 1) % B::DIM, (axis + 2) % B::DIM];
+        let dims = B::DIM - 1;
+
+        let mut lo = [f32::INFINITY; 2];
+        let mut hi = [f32::NEG_INFINITY; 2];
+        let mut extent_sum = 0.0f64;
+        for b in boxes {
+            for g in 0..dims {
+                lo[g] = lo[g].min(b.lo(grid_axes[g]));
+                hi[g] = hi[g].max(b.hi(grid_axes[g]));
+                extent_sum += f64::from(b.hi(grid_axes[g]) - b.lo(grid_axes[g]));
+            }
+        }
+        // Cells twice the mean extent (fewer copies of each box for a few more tests than at the
+        // mean extent itself), at most about 4n columns in all and 2¹⁶ per axis.
+        let max_per_axis =
+            if dims == 1 { 4.0 * n as f32 } else { (4.0 * n as f32).sqrt() }.clamp(1.0, 65_535.0);
+        let mut cell = (2.0 * extent_sum / (n * dims).max(1) as f64) as f32;
+        for g in 0..dims {
+            cell = cell.max((hi[g] - lo[g]) / max_per_axis);
+        }
+        let inv_cell = if cell > 0.0 && cell.is_finite() { 1.0 / cell } else { 0.0 };
+        let mut grid = Self {
+            axis,
+            grid_axes,
+            origin: if n == 0 { [0.0; 2] } else { lo },
+            cell,
+            inv_cell,
+            counts: [1, 1],
+            starts: Vec::new(),
+            blocks: Vec::new(),
+            block_last: Vec::new(),
+            max_extent: 0.0,
+            big: Vec::new(),
+            all: Vec::new(),
+            all_max_extent: 0.0,
+        };
+        if n == 0 {
+            grid.starts = vec![0, 0];
+            return grid;
+        }
+        grid.counts = std::array::from_fn(|g| if g < dims { grid.cell_of(g, hi[g]) + 1 } else { 1 });
+        let columns = (grid.counts[0] * grid.counts[1]) as usize;
+
+        // Column ranges, counts per column, then entries in sweep order.
+        let ranges: Vec<([u32; 2], [u32; 2])> = boxes.iter().map(|b| grid.range(b)).collect();
+        let is_big = |(first, last): &([u32; 2], [u32; 2])| {
+            ((last[0] - first[0] + 1) * (last[1] - first[1] + 1)) as usize > MAX_COLUMNS_PER_OBJECT
+        };
+        let mut sizes = vec![0u32; columns];
+        for range in &ranges {
+            if !is_big(range) {
+                let (first, last) = range;
+                for c1 in first[1]..=last[1] {
+                    for c0 in first[0]..=last[0] {
+                        sizes[(c1 * grid.counts[0] + c0) as usize] += 1;
+                    }
+                }
+            }
+        }
+        let mut starts = vec![0u32; columns + 1];
+        for c in 0..columns {
+            starts[c + 1] = starts[c] + sizes[c].div_ceil(4);
+        }
+        // First the ranks (in sweep order) of each column's boxes, by a counting sort on the
+        // column (small scattered writes), then the blocks column by column, in order.
+        let mut entry_starts = vec![0u32; columns + 1];
+        for c in 0..columns {
+            entry_starts[c + 1] = entry_starts[c] + sizes[c];
+        }
+        let mut ranks = vec![0u32; entry_starts[columns] as usize];
+        let mut next = entry_starts.clone();
+        let mut sorted: Vec<(B, u32, u32)> = Vec::with_capacity(n);
+        let mut max_extent = 0.0f32;
+        for &i in order {
+            let i = i as usize;
+            let (first, last) = ranges[i];
+            let b = &boxes[i];
+            if is_big(&ranges[i]) {
+                grid.big.push((*b, ids[i]));
+                continue;
+            }
+            max_extent = max_extent.max(b.hi(axis) - b.lo(axis));
+            let rank = sorted.len() as u32;
+            sorted.push((*b, ids[i], (first[1] << 16) | first[0]));
+            for c1 in first[1]..=last[1] {
+                for c0 in first[0]..=last[0] {
+                    let column = (c1 * grid.counts[0] + c0) as usize;
+                    ranks[next[column] as usize] = rank;
+                    next[column] += 1;
+                }
+            }
+        }
+        let mut blocks = Vec::with_capacity(starts[columns] as usize);
+        for c in 0..columns {
+            for chunk in ranks[entry_starts[c] as usize..entry_starts[c + 1] as usize].chunks(4) {
+                let mut block = Block::PADDING;
+                for (k, &r) in chunk.iter().enumerate() {
+                    let (b, id, corner) = &sorted[r as usize];
+                    let (lo, hi) = b.corners();
+                    for a in 0..3 {
+                        block.lo[a][k] = lo[a];
+                        block.hi[a][k] = hi[a];
+                    }
+                    block.id[k] = *id;
+                    block.corner[k] = *corner;
+                }
+                blocks.push(block);
+            }
+        }
+        if !grid.big.is_empty() {
+            grid.all = order.iter().map(|&i| (boxes[i as usize], ids[i as usize])).collect();
+            grid.all_max_extent = boxes.iter().map(|b| b.hi(axis) - b.lo(axis)).fold(0.0, f32::max);
+        }
+        grid.block_last = blocks.iter().map(|b| b.lo[axis].w).collect();
+        grid.starts = starts;
+        grid.blocks = blocks;
+        grid.max_extent = max_extent;
+        grid
+    }
+
+    /// The cell of coordinate `x` on grid axis `g` (not clamped above).
+    #[inline]
+    fn cell_of(&self, g: usize, x: f32) -> u32 {
+        ((x - self.origin[g]) * self.inv_cell) as u32
+    }
+
+    /// The inclusive column range of a box, clamped to the grid.
+    #[inline]
+    fn range(&self, b: &B) -> ([u32; 2], [u32; 2]) {
+        let mut first = [0u32; 2];
+        let mut last = [0u32; 2];
+        for g in 0..B::DIM - 1 {
+            let top = self.counts[g] - 1;
+            first[g] = self.cell_of(g, b.lo(self.grid_axes[g])).min(top);
+            last[g] = self.cell_of(g, b.hi(self.grid_axes[g])).min(top);
+        }
+        (first, last)
+    }
+
+    /// The blocks of column `(c0, c1)`.
+    #[inline]
+    fn column(&self, c0: u32, c1: u32) -> std::ops::Range<usize> {
+        let c = (c1 * self.counts[0] + c0) as usize;
+        self.starts[c] as usize..self.starts[c + 1] as usize
+    }
+
+    /// Appends every overlapping pair `(smaller id, larger id)`, each once, in no particular order.
+    pub(super) fn pairs(&self, out: &mut Vec<Pair>) {
+        let (axis, dim) = (self.axis, B::DIM);
+        for c1 in 0..self.counts[1] {
+            for c0 in 0..self.counts[0] {
+                let here = (c1 << 16) | c0;
+                let range = self.column(c0, c1);
+                let end = range.end;
+                for k in range {
+                    let block = &self.blocks[k];
+                    for lane in 0..4 {
+                        let (lo, hi) = block.lane(lane);
+                        let reach = hi[axis];
+                        if !(lo[axis] <= reach) {
+                            break; // padding
+                        }
+                        let (lo4, hi4) = (lo.map(Vec4::splat), hi.map(Vec4::splat));
+                        let (id, corner) = (block.id[lane], block.corner[lane]);
+                        let mut report = |other: &Block, mut mask: u32| {
+                            while mask != 0 {
+                                let m = mask.trailing_zeros() as usize;
+                                mask &= mask - 1;
+                                if owner(corner, other.corner[m]) == here {
+                                    out.push(ordered(id, other.id[m]));
+                                }
+                            }
+                        };
+                        // The later lanes of this block, then the following blocks while they
+                        // start within reach.
+                        report(block, block.overlap_mask(&lo4, &hi4, dim) & (0b1110 << lane) & 0b1111);
+                        for other in &self.blocks[k + 1..end] {
+                            if other.lo[axis].x > reach {
+                                break;
+                            }
+                            report(other, other.overlap_mask(&lo4, &hi4, dim));
+                        }
+                    }
+                }
+            }
+        }
+        // Big boxes against everything, along the full order: every box whose lower bound lies in
+        // `[lo - largest extent, hi]`. A pair of two big boxes is taken by the first in that order.
+        for (rank, (a, id)) in self.big.iter().enumerate() {
+            let start =
+                self.all.partition_point(|(b, _)| b.lo(self.axis) < a.lo(self.axis) - self.all_max_extent);
+            for (b, other) in &self.all[start..] {
+                if b.lo(self.axis) > a.hi(self.axis) {
+                    break;
+                }
+                if other == id || !a.overlaps_simd(b) {
+                    continue;
+                }
+                let other_rank = self.big.binary_search_by(|(c, i)| {
+                    c.lo(self.axis).total_cmp(&b.lo(self.axis)).then(i.cmp(other))
+                });
+                if other_rank.is_ok_and(|r| r < rank) {
+                    continue;
+                }
+                out.push(ordered(*id, *other));
+            }
+        }
+    }
+
+    /// Appends the ids of the boxes that overlap the valid box `query` (in no particular order) and
+    /// returns the work done.
+    pub(super) fn query_box(&self, query: &B, out: &mut Vec<u32>) -> QueryStats {
+        let mut stats = QueryStats::default();
+        let (first, last) = self.range(query);
+        let query_corner = (first[1] << 16) | first[0];
+        let (lo, hi) = query.corners();
+        let (lo4, hi4) = (lo.map(Vec4::splat), hi.map(Vec4::splat));
+        let (from, to) = (lo[self.axis] - self.max_extent, hi[self.axis]);
+        for c1 in first[1]..=last[1] {
+            for c0 in first[0]..=last[0] {
+                stats.visited += 1;
+                let here = (c1 << 16) | c0;
+                let range = self.column(c0, c1);
+                // Blocks from the first whose last lower bound reaches `from`.
+                let start = range.start + first_reaching(&self.block_last[range.clone()], from);
+                for block in &self.blocks[start..range.end] {
+                    if block.lo[self.axis].x > to {
+                        break;
+                    }
+                    stats.tested += 4;
+                    let mut mask = block.overlap_mask(&lo4, &hi4, B::DIM);
+                    while mask != 0 {
+                        let m = mask.trailing_zeros() as usize;
+                        mask &= mask - 1;
+                        if owner(block.corner[m], query_corner) == here {
+                            out.push(block.id[m]);
+                        }
+                    }
+                }
+            }
+        }
+        for (b, id) in &self.big {
+            stats.tested += 1;
+            if b.overlaps_simd(query) {
+                out.push(*id);
+            }
+        }
+        stats
+    }
+
+    /// Appends the ids of the boxes that `ray` meets within `[0, max_t]` (in no particular order,
+    /// possibly repeated) and returns the work done. The ray must have a finite origin, a finite
+    /// nonzero direction and `max_t >= 0`.
+    ///
+    /// The columns are walked slab by slab along the first grid axis; within each slab, the ray's
+    /// parameter interval gives the columns it crosses along the second axis, and within each
+    /// column the range of the sweep coordinate it covers. A box the ray meets is found in the
+    /// column of the point where it meets it: its lower bound on the sweep axis lies within that
+    /// range, widened by the largest extent below. Slabs and ranges are widened by a small
+    /// tolerance so that rounding never drops a column; the exact ray test decides.
+    pub(super) fn query_ray(&self, ray: &B::Ray, max_t: f32, out: &mut Vec<u32>) -> QueryStats {
+        let mut stats = QueryStats::default();
+        let (o, d) = B::ray_parts(ray);
+        let test = |lo: &[f32; 3], hi: &[f32; 3]| B::from_lo_hi(*lo, *hi).ray_entry(ray, max_t).is_some();
+        // The parameter interval of the ray inside slab `[a, b]` of `axis`, widened by `pad`.
+        let slab = |axis: usize, a: f32, b: f32, pad: f32| -> (f32, f32) {
+            if d[axis] == 0.0 {
+                if o[axis] >= a - pad && o[axis] <= b + pad { (0.0, max_t) } else { (1.0, 0.0) }
+            } else {
+                let (ta, tb) = ((a - pad - o[axis]) / d[axis], (b + pad - o[axis]) / d[axis]);
+                (ta.min(tb).max(0.0), ta.max(tb).min(max_t))
+            }
+        };
+        // The coordinate on `axis` at parameter `t` (no `0 · ∞`).
+        let at = |axis: usize, t: f32| if d[axis] == 0.0 { o[axis] } else { o[axis] + d[axis] * t };
+        // Slab `c` of grid axis `g`; the first and last reach to infinity (boxes are clamped in).
+        let bounds = |g: usize, c: u32| {
+            let a = self.origin[g] + c as f32 * self.cell;
+            let lo = if c == 0 { f32::NEG_INFINITY } else { a };
+            let hi = if c + 1 == self.counts[g] { f32::INFINITY } else { a + self.cell };
+            (lo, hi)
+        };
+        let pad = self.cell * 1e-3;
+        let dims = B::DIM - 1;
+        for c0 in 0..self.counts[0] {
+            let (lo0, hi0) = bounds(0, c0);
+            let (t0, t1) = slab(self.grid_axes[0], lo0, hi0, pad);
+            if !(t0 <= t1) {
+                continue;
+            }
+            let (c1_first, c1_last) = if dims == 1 {
+                (0, 0)
+            } else {
+                let g1 = self.grid_axes[1];
+                let (y0, y1) = (at(g1, t0), at(g1, t1));
+                let top = self.counts[1] - 1;
+                (self.cell_of(1, y0.min(y1) - pad).min(top), self.cell_of(1, y0.max(y1) + pad).min(top))
+            };
+            for c1 in c1_first..=c1_last {
+                let (s0, s1) = if dims == 1 {
+                    (t0, t1)
+                } else {
+                    let (lo1, hi1) = bounds(1, c1);
+                    let (u0, u1) = slab(self.grid_axes[1], lo1, hi1, pad);
+                    (u0.max(t0), u1.min(t1))
+                };
+                if !(s0 <= s1) {
+                    continue;
+                }
+                stats.visited += 1;
+                let ax = self.axis;
+                let (x0, x1) = (at(ax, s0), at(ax, s1));
+                let tolerance = pad + x0.abs().max(x1.abs()) * 1e-5;
+                let (from, to) = (x0.min(x1) - self.max_extent - tolerance, x0.max(x1) + tolerance);
+                // The box of the ray's piece in this column (widened): the box met at a point of
+                // that piece overlaps it.
+                let piece =
+                    |t: f32| std::array::from_fn::<f32, 3, _>(|a| if a < B::DIM { at(a, t) } else { 0.0 });
+                let (p0, p1) = (piece(s0), piece(s1));
+                let near: [Vec4; 3] = std::array::from_fn(|a| {
+                    let x = p0[a].min(p1[a]);
+                    Vec4::splat(x - pad - x.abs() * 1e-5)
+                });
+                let far: [Vec4; 3] = std::array::from_fn(|a| {
+                    let x = p0[a].max(p1[a]);
+                    Vec4::splat(x + pad + x.abs() * 1e-5)
+                });
+                let range = self.column(c0, c1);
+                let start = range.start + first_reaching(&self.block_last[range.clone()], from);
+                for block in &self.blocks[start..range.end] {
+                    if block.lo[ax].x > to {
+                        break;
+                    }
+                    let mut mask = block.overlap_mask(&near, &far, B::DIM);
+                    while mask != 0 {
+                        let m = mask.trailing_zeros() as usize;
+                        mask &= mask - 1;
+                        stats.tested += 1;
+                        let (lo, hi) = block.lane(m);
+                        if test(&lo, &hi) {
+                            out.push(block.id[m]);
+                        }
+                    }
+                }
+            }
+        }
+        for (b, id) in &self.big {
+            stats.tested += 1;
+            if b.ray_entry(ray, max_t).is_some() {
+                out.push(*id);
+            }
+        }
+        stats
+    }
+}
+
+/// The number of values of ascending `sorted` below `x` (a NaN `x` counts none): a guess by
+/// linear interpolation between the first and the second-to-last value (the last may be padding;
+/// the lower bounds in a column spread fairly evenly), then doubling steps from the guess and a
+/// binary search, so that the search touches few cache lines.
+#[inline]
+fn first_reaching(sorted: &[f32], x: f32) -> usize {
+    let n = sorted.len();
+    if n < 16 {
+        return sorted.partition_point(|&v| v < x);
+    }
+    let (first, last) = (sorted[0], sorted[n - 2]);
+    let guess = ((x - first) / (last - first) * n as f32) as usize;
+    let guess = if guess < n { guess } else { n - 1 };
+    // Widen [lo, hi) around the guess until it brackets the answer.
+    let (mut lo, mut hi) = (guess, guess + 1);
+    let mut step = 1;
+    while lo > 0 && !(sorted[lo - 1] < x) {
+        lo = lo.saturating_sub(step);
+        step *= 2;
+    }
+    step = 1;
+    while hi < n && sorted[hi - 1] < x {
+        hi = (hi + step).min(n);
+        step *= 2;
+    }
+    lo + sorted[lo..hi].partition_point(|&v| v < x)
+}
+
+/// The lowest column shared by two column ranges with these first columns (packed).
+#[inline(always)]
+fn owner(a: u32, b: u32) -> u32 {
+    ((a >> 16).max(b >> 16) << 16) | (a & 0xffff).max(b & 0xffff)
+}
+
+/// The axis along which the box centers spread most (largest range).
+fn spread_axis<B: BroadBounds>(boxes: &[B]) -> usize {
+    let mut lo = [f32::INFINITY; 3];
+    let mut hi = [f32::NEG_INFINITY; 3];
+    for b in boxes {
+        for axis in 0..B::DIM {
+            let c = b.lo(axis) + b.hi(axis);
+            lo[axis] = lo[axis].min(c);
+            hi[axis] = hi[axis].max(c);
+        }
+    }
+    (0..B::DIM).max_by(|&a, &b| (hi[a] - lo[a]).total_cmp(&(hi[b] - lo[b]))).unwrap_or(0)
+}
+
+/// A `u32` in the order of the finite float `x`.
+#[inline]
+fn sortable(x: f32) -> u32 {
+    let bits = x.to_bits();
+    if bits & (1 << 31) != 0 { !bits } else { bits | (1 << 31) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_reaching;
+
+    #[test]
+    fn first_reaching_counts_the_values_below_like_a_binary_search() {
+        // Uneven spreads, repeats, a padded (infinite) end, and probes everywhere around them.
+        let mut state = 12345u32;
+        let mut next = move || {
+            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (state >> 8) as f32 / (1 << 24) as f32
+        };
+        for case in 0..400usize {
+            let n = case % 70;
+            let mut values: Vec<f32> = (0..n).map(|_| (next() * 100.0).powi(1 + (case % 3) as i32)).collect();
+            values.sort_by(f32::total_cmp);
+            if case % 4 == 0 && n > 0 {
+                values[n - 1] = f32::INFINITY;
+            }
+            let mut probes: Vec<f32> = values.clone();
+            probes.extend((0..20).map(|_| next() * 1.2e6 - 1e5));
+            probes.extend([f32::NEG_INFINITY, f32::INFINITY, f32::NAN, -0.0]);
+            for x in probes {
+                let expected = values.partition_point(|&v| v < x);
+                assert_eq!(first_reaching(&values, x), expected, "case {case}, x {x}");
+            }
+        }
+    }
+}

@@ -1,0 +1,950 @@
+//! A dynamic bounding-box tree with fattened leaves and incremental pairs.
+
+use super::prune::Columns;
+use super::{
+    BroadBounds, BroadPhase, BroadPhaseError, Pair, PairEvents, QueryStats, Slots, ordered, ray_usable,
+    sort_pairs,
+};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// How a [`DynamicTree`] fattens its leaves.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TreeSettings {
+    /// Fattening of the leaves: an object's leaf encloses its box grown by `margin` on every side,
+    /// and the tree changes only when the box leaves that fattened box. `None` chooses it when the
+    /// tree is first built: 1/16 of the mean largest extent of the boxes.
+    pub margin: Option<f32>,
+}
+
+/// No node (a parent or root that does not exist).
+const NULL: u32 = u32::MAX;
+
+/// Marks a child code as a leaf; the low bits are the object id (ids are at most `MAX_ID < 2³¹`).
+const LEAF: u32 = 1 << 31;
+
+/// Whether a child code (not [`NULL`]) is a leaf.
+#[inline(always)]
+fn is_leaf(code: u32) -> bool {
+    code & LEAF != 0
+}
+
+/// An inner node: two children, each an inner node or a leaf (one object), with their boxes stored
+/// here so that a traversal tests both children without loading them.
+#[derive(Clone, Copy, Debug)]
+#[repr(align(64))]
+struct Node<B> {
+    /// A leaf child's tight box, or an inner child's enclosure: the union of the enclosures of its
+    /// children, where a leaf's enclosure is its fattened box. So a box contains everything below
+    /// it even while leaves move inside their fattened boxes.
+    boxes: [B; 2],
+    /// Child codes: an inner node index, or `LEAF | id`.
+    child: [u32; 2],
+    /// The parent node, or [`NULL`] for the root.
+    parent: u32,
+}
+
+/// Per-object data.
+#[derive(Clone, Copy, Debug)]
+struct Proxy<B> {
+    /// The fattened box the object was placed in the tree with.
+    fat: B,
+    /// The inner node holding the object's leaf, or [`NULL`] when the leaf is the root or the
+    /// insertion is pending.
+    parent: u32,
+    /// The lane of the leaf in `parent`.
+    lane: u8,
+    /// Whether the object is in the tree (not waiting for insertion).
+    placed: bool,
+}
+
+/// A dynamic bounding-box tree in the style of Box2D and Bullet: one leaf per object, holding a
+/// fattened box so that small moves do not touch the tree.
+///
+/// - Insertion picks the sibling that adds the least surface area to the tree (surface area
+///   heuristic, found by branch and bound: Bittner et al. 2012; Catto, GDC 2019), then rotates
+///   nodes on the way up where a swap of a child and a grandchild lowers the area (Kopta et al.
+///   2012).
+/// - Insertions are deferred to [`DynamicTree::refresh`] (which [`BroadPhase::find_pairs`] calls):
+///   many at once, or into an empty tree, rebuild the whole tree top down (binned surface area
+///   heuristic) instead, and only when the tree is next needed.
+/// - [`BroadPhase::find_pairs`] is incremental: only objects edited since the last call are
+///   queried against the tree, and their previous partners (kept per object) give the ended pairs.
+///   When more than a quarter of the objects were edited, or `events` is not the value passed to
+///   the previous call, it finds all pairs in one batch instead (box pruning in grid columns, as
+///   [`super::SweepAndPrune`] does), and keeps those columns to answer queries until the next
+///   edit.
+/// - Each node stores the boxes of its two children, so a traversal step tests both without
+///   loading them; a leaf child's box is its tight box, so leaves are tested exactly.
+///
+/// Queries are always exact: pending objects are tested one by one.
+#[derive(Clone, Debug)]
+pub struct DynamicTree<B: BroadBounds> {
+    /// The fattening in use; `None` until chosen.
+    margin: Option<f32>,
+    slots: Slots<B, Proxy<B>>,
+    nodes: Vec<Node<B>>,
+    free: Vec<u32>,
+    /// The root's child code, or [`NULL`] for an empty tree.
+    root: u32,
+    /// The root's enclosure.
+    root_fat: B,
+    /// Whether the tree is due for a rebuild over every object (its nodes are then meaningless;
+    /// queries use `columns`, which is then always present).
+    unbuilt: bool,
+    /// Objects waiting for insertion (may hold removed ids and repeats).
+    pending: Vec<u32>,
+    /// Objects edited since the last pair finding (may hold removed ids), each once.
+    moved: Vec<u32>,
+    /// `listed[id]`: whether `id` is in `moved`.
+    listed: Vec<bool>,
+    /// Scratch marks by id for list differences (0 = unmarked).
+    stamp: Vec<u32>,
+    /// `partners[id]`: the ids whose boxes overlapped `id`'s at the last pair finding (in no
+    /// order), when `adjacency` holds; otherwise empty or stale.
+    partners: Vec<Vec<u32>>,
+    adjacency: bool,
+    /// Pairs that ended by removals since the last pair finding (kept while `adjacency` holds).
+    removed_pairs: Vec<Pair>,
+    /// Ids removed since the last pair finding while `adjacency` did not hold.
+    removed_ids: Vec<u32>,
+    /// The number of pairs of the last pair finding, to recognize the `events` it filled.
+    pair_count: usize,
+    /// The columns of the last batch pair finding, while no edit followed (a faster layout for
+    /// queries of a static scene).
+    columns: Option<Columns<B>>,
+    scratch: Vec<Pair>,
+    heap: BinaryHeap<Reverse<Candidate<B>>>,
+}
+
+/// A candidate sibling in the branch-and-bound search: the growth of its ancestors, its child
+/// code and its enclosure.
+#[derive(Clone, Copy, Debug)]
+struct Candidate<B>(f32, u32, B);
+
+impl<B> PartialEq for Candidate<B> {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == std::cmp::Ordering::Equal
+    }
+}
+
+impl<B> Eq for Candidate<B> {}
+
+impl<B> PartialOrd for Candidate<B> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl<B> Ord for Candidate<B> {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0).then(self.1.cmp(&other.1))
+    }
+}
+
+impl<B: BroadBounds> Default for DynamicTree<B> {
+    fn default() -> Self {
+        Self::with_settings(TreeSettings::default())
+    }
+}
+
+impl<B: BroadBounds> DynamicTree<B> {
+    /// An empty tree with the default settings (automatic margin).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// An empty tree with the given settings. A negative, NaN or infinite margin is replaced by
+    /// the automatic one.
+    pub fn with_settings(settings: TreeSettings) -> Self {
+        Self {
+            margin: settings.margin.filter(|m| *m >= 0.0 && m.is_finite()),
+            slots: Slots::default(),
+            nodes: Vec::new(),
+            free: Vec::new(),
+            root: NULL,
+            root_fat: B::empty(),
+            unbuilt: false,
+            pending: Vec::new(),
+            moved: Vec::new(),
+            listed: Vec::new(),
+            stamp: Vec::new(),
+            partners: Vec::new(),
+            adjacency: false,
+            removed_pairs: Vec::new(),
+            removed_ids: Vec::new(),
+            pair_count: 0,
+            columns: None,
+            scratch: Vec::new(),
+            heap: BinaryHeap::new(),
+        }
+    }
+
+    /// The leaf fattening in use (`None` before an automatic margin has been chosen).
+    pub fn margin(&self) -> Option<f32> {
+        self.margin
+    }
+
+    /// Inserts the pending objects: one by one into a populated tree, or by rebuilding the whole
+    /// tree when the tree is empty or the pending objects outnumber the ones in it.
+    pub fn refresh(&mut self) {
+        self.refresh_lazily();
+        self.ensure_tree();
+    }
+
+    /// [`DynamicTree::refresh`], except that a whole rebuild is only noted (`unbuilt`), for the
+    /// next edit or incremental pair finding to do: a batch pair finding does not need the tree.
+    fn refresh_lazily(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let margin = *self.margin.get_or_insert_with(|| automatic_margin(&self.slots.boxes));
+        let in_tree = self.slots.len() - self.pending.len().min(self.slots.len());
+        if self.unbuilt || self.root == NULL || self.pending.len() > in_tree {
+            self.pending.clear();
+            self.unbuilt = true;
+            return;
+        }
+        let pending = std::mem::take(&mut self.pending);
+        for &id in &pending {
+            let Some(slot) = self.slots.slot(id) else { continue };
+            if !self.slots.extra[slot].placed {
+                self.slots.extra[slot].fat = self.slots.boxes[slot].expanded(margin);
+                self.insert_leaf(id);
+            }
+        }
+        self.pending = pending;
+        self.pending.clear();
+    }
+
+    /// Adds `id` to `moved` unless it is there.
+    #[inline]
+    fn list_moved(&mut self, id: u32) {
+        if self.listed.len() <= id as usize {
+            self.listed.resize(id as usize + 1, false);
+        }
+        if !self.listed[id as usize] {
+            self.listed[id as usize] = true;
+            self.moved.push(id);
+        }
+    }
+
+    /// Builds the tree if a rebuild is due.
+    fn ensure_tree(&mut self) {
+        if self.unbuilt {
+            self.unbuilt = false;
+            self.rebuild(self.margin.unwrap_or(0.0));
+        }
+    }
+
+    fn proxy(&self, id: u32) -> &Proxy<B> {
+        &self.slots.extra[self.slots.slot_of[id as usize] as usize]
+    }
+
+    fn proxy_mut(&mut self, id: u32) -> &mut Proxy<B> {
+        &mut self.slots.extra[self.slots.slot_of[id as usize] as usize]
+    }
+
+    /// The enclosure of the child in `lane` of node `n`.
+    #[inline]
+    fn lane_enclosure(&self, n: u32, lane: usize) -> B {
+        let node = &self.nodes[n as usize];
+        let code = node.child[lane];
+        if is_leaf(code) { self.proxy(code & !LEAF).fat } else { node.boxes[lane] }
+    }
+
+    /// The enclosure of inner node `n`.
+    fn enclosure(&self, n: u32) -> B {
+        self.lane_enclosure(n, 0).merge(&self.lane_enclosure(n, 1))
+    }
+
+    /// Records that child `code` now hangs in `lane` of node `n` (or is the root if `n` is NULL).
+    fn set_parent(&mut self, code: u32, n: u32, lane: usize) {
+        if is_leaf(code) {
+            let proxy = self.proxy_mut(code & !LEAF);
+            proxy.parent = n;
+            proxy.lane = lane as u8;
+        } else {
+            self.nodes[code as usize].parent = n;
+        }
+    }
+
+    /// The lane of child code `code` in node `n`.
+    fn lane_of(&self, n: u32, code: u32) -> usize {
+        usize::from(self.nodes[n as usize].child[1] == code)
+    }
+
+    fn alloc(&mut self, node: Node<B>) -> u32 {
+        if let Some(n) = self.free.pop() {
+            self.nodes[n as usize] = node;
+            n
+        } else {
+            self.nodes.push(node);
+            (self.nodes.len() - 1) as u32
+        }
+    }
+
+    /// Rebuilds the tree over every object, top down, splitting each range of objects by a binned
+    /// surface area heuristic over the centers of the fattened boxes; then the boxes are computed
+    /// bottom up.
+    fn rebuild(&mut self, margin: f32) {
+        self.nodes.clear();
+        self.free.clear();
+        self.root = NULL;
+        self.root_fat = B::empty();
+        let n = self.slots.len();
+        if n == 0 {
+            return;
+        }
+        for (proxy, tight) in self.slots.extra.iter_mut().zip(&self.slots.boxes) {
+            *proxy = Proxy { fat: tight.expanded(margin), parent: NULL, lane: 0, placed: true };
+        }
+        let mut items: Vec<(B, u32)> =
+            self.slots.extra.iter().enumerate().map(|(slot, p)| (p.fat, slot as u32)).collect();
+        self.nodes.reserve(n - 1);
+        // Work items: the range of `items`, the parent node and the lane to fill. Ranges are taken
+        // left first, so nodes are numbered in depth-first preorder and children follow their
+        // parent.
+        let mut work = vec![(0usize, n, NULL, 0usize)];
+        while let Some((start, end, parent, lane)) = work.pop() {
+            let code = if end - start == 1 {
+                LEAF | self.slots.ids[items[start].1 as usize]
+            } else {
+                self.nodes.len() as u32
+            };
+            if parent == NULL {
+                self.root = code;
+            } else {
+                self.nodes[parent as usize].child[lane] = code;
+            }
+            if is_leaf(code) {
+                let proxy = &mut self.slots.extra[items[start].1 as usize];
+                (proxy.parent, proxy.lane) = (parent, lane as u8);
+                continue;
+            }
+            let mid = start + split(&mut items[start..end]);
+            self.nodes.push(Node { boxes: [B::empty(); 2], child: [NULL; 2], parent });
+            work.push((mid, end, code, 1));
+            work.push((start, mid, code, 0));
+        }
+        // Children follow their parents, so a backward sweep sees every child first. `enclosures`
+        // holds each node's enclosure for its parent.
+        let mut enclosures = vec![B::empty(); self.nodes.len()];
+        for n in (0..self.nodes.len()).rev() {
+            let mut enclosure = B::empty();
+            for lane in 0..2 {
+                let code = self.nodes[n].child[lane];
+                let (lane_box, lane_fat) = if is_leaf(code) {
+                    let slot = self.slots.slot_of[(code & !LEAF) as usize] as usize;
+                    (self.slots.boxes[slot], self.slots.extra[slot].fat)
+                } else {
+                    (enclosures[code as usize], enclosures[code as usize])
+                };
+                self.nodes[n].boxes[lane] = lane_box;
+                enclosure = enclosure.merge(&lane_fat);
+            }
+            enclosures[n] = enclosure;
+        }
+        self.root_fat = if is_leaf(self.root) { self.proxy(self.root & !LEAF).fat } else { enclosures[0] };
+    }
+
+    /// Adds object `id` (with its `fat` box set, not yet placed) to the tree.
+    fn insert_leaf(&mut self, id: u32) {
+        let leaf = LEAF | id;
+        let slot = self.slots.slot_of[id as usize] as usize;
+        let (fat, tight) = (self.slots.extra[slot].fat, self.slots.boxes[slot]);
+        self.slots.extra[slot].placed = true;
+        if self.root == NULL {
+            self.root = leaf;
+            self.root_fat = fat;
+            self.set_parent(leaf, NULL, 0);
+            return;
+        }
+        let (sibling, sibling_fat) = self.best_sibling(&fat);
+        let sibling_box = if is_leaf(sibling) {
+            self.slots.boxes[self.slots.slot_of[(sibling & !LEAF) as usize] as usize]
+        } else {
+            sibling_fat
+        };
+        let old_parent = if is_leaf(sibling) {
+            self.proxy(sibling & !LEAF).parent
+        } else {
+            self.nodes[sibling as usize].parent
+        };
+        let n = self.alloc(Node { boxes: [sibling_box, tight], child: [sibling, leaf], parent: old_parent });
+        if old_parent == NULL {
+            self.root = n;
+        } else {
+            let lane = self.lane_of(old_parent, sibling);
+            self.nodes[old_parent as usize].child[lane] = n;
+        }
+        self.set_parent(sibling, n, 0);
+        self.set_parent(leaf, n, 1);
+        self.refit_from(n, true);
+    }
+
+    /// The child code that, made the sibling of a new leaf with enclosure `leaf`, adds the least
+    /// total surface area to the tree, and its enclosure. The cost of sibling `s` is
+    /// `area(s ∪ leaf)` plus, for every ancestor `a` of `s`, the growth `area(a ∪ leaf) - area(a)`;
+    /// a subtree whose ancestors already grow by more than the best cost found (less
+    /// `area(leaf)`, the least any sibling costs) is not searched.
+    fn best_sibling(&mut self, leaf: &B) -> (u32, B) {
+        let leaf_area = leaf.surface_area();
+        let mut best = (self.root_fat.merge(leaf).surface_area(), self.root, self.root_fat);
+        self.heap.clear();
+        self.heap.push(Reverse(Candidate(0.0, self.root, self.root_fat)));
+        while let Some(Reverse(Candidate(inherited, code, fat))) = self.heap.pop() {
+            if inherited + leaf_area >= best.0 {
+                break;
+            }
+            let merged_area = fat.merge(leaf).surface_area();
+            let cost = inherited + merged_area;
+            if cost < best.0 {
+                best = (cost, code, fat);
+            }
+            if !is_leaf(code) {
+                let inherited = inherited + merged_area - fat.surface_area();
+                if inherited + leaf_area < best.0 {
+                    for lane in 0..2 {
+                        let child = self.nodes[code as usize].child[lane];
+                        let child_fat = self.lane_enclosure(code, lane);
+                        self.heap.push(Reverse(Candidate(inherited, child, child_fat)));
+                    }
+                }
+            }
+        }
+        (best.1, best.2)
+    }
+
+    /// Recomputes the enclosures from node `n` up to the root, rotating each node if `rotate`.
+    fn refit_from(&mut self, mut n: u32, rotate: bool) {
+        while n != NULL {
+            if rotate {
+                self.rotate(n);
+            }
+            let enclosure = self.enclosure(n);
+            let parent = self.nodes[n as usize].parent;
+            if parent == NULL {
+                self.root_fat = enclosure;
+            } else {
+                let lane = self.lane_of(parent, n);
+                self.nodes[parent as usize].boxes[lane] = enclosure;
+            }
+            n = parent;
+        }
+    }
+
+    /// Swaps a child of `n` with a grandchild on the other side when that lowers the surface
+    /// area of the inner child that changes (the enclosure of `n` stays the same).
+    fn rotate(&mut self, n: u32) {
+        let node = self.nodes[n as usize];
+        // (area change, lane of the child that moves down, lane of the grandchild that moves up)
+        let mut best: Option<(f32, usize, usize)> = None;
+        for near in 0..2 {
+            let far = node.child[1 - near];
+            if is_leaf(far) {
+                continue;
+            }
+            let near_fat = self.lane_enclosure(n, near);
+            let far_area = node.boxes[1 - near].surface_area();
+            for out in 0..2 {
+                let area = near_fat.merge(&self.lane_enclosure(far, 1 - out)).surface_area();
+                let delta = area - far_area;
+                if delta < best.map_or(0.0, |b| b.0) {
+                    best = Some((delta, near, out));
+                }
+            }
+        }
+        let Some((_, near, out)) = best else { return };
+        let far = node.child[1 - near];
+        let (near_code, near_box) = (node.child[near], node.boxes[near]);
+        let far_node = self.nodes[far as usize];
+        let (out_code, out_box) = (far_node.child[out], far_node.boxes[out]);
+        self.nodes[n as usize].child[near] = out_code;
+        self.nodes[n as usize].boxes[near] = out_box;
+        self.nodes[far as usize].child[out] = near_code;
+        self.nodes[far as usize].boxes[out] = near_box;
+        self.set_parent(out_code, n, near);
+        self.set_parent(near_code, far, out);
+        self.nodes[n as usize].boxes[1 - near] = self.enclosure(far);
+    }
+
+    /// Detaches object `id`'s leaf from the tree.
+    fn remove_leaf(&mut self, id: u32) {
+        let proxy = *self.proxy(id);
+        self.proxy_mut(id).placed = false;
+        let parent = proxy.parent;
+        if parent == NULL {
+            self.root = NULL;
+            self.root_fat = B::empty();
+            return;
+        }
+        let lane = 1 - usize::from(proxy.lane);
+        let node = self.nodes[parent as usize];
+        let (sibling, sibling_box) = (node.child[lane], node.boxes[lane]);
+        self.free.push(parent);
+        let grand = node.parent;
+        if grand == NULL {
+            self.root = sibling;
+            self.set_parent(sibling, NULL, 0);
+            self.root_fat = if is_leaf(sibling) { self.proxy(sibling & !LEAF).fat } else { sibling_box };
+        } else {
+            let grand_lane = self.lane_of(grand, parent);
+            self.nodes[grand as usize].child[grand_lane] = sibling;
+            self.nodes[grand as usize].boxes[grand_lane] = sibling_box;
+            self.set_parent(sibling, grand, grand_lane);
+            self.refit_from(grand, false);
+        }
+    }
+
+    /// Calls `leaf(id)` for every object in the tree whose box passes `test`, descending only into
+    /// boxes that pass it (so `test` must hold for a box whenever it holds for a box inside it).
+    /// Returns the boxes tested.
+    #[inline]
+    fn traverse(&self, test: impl Fn(&B) -> bool, mut leaf: impl FnMut(u32)) -> u32 {
+        if self.root == NULL {
+            return 0;
+        }
+        if is_leaf(self.root) {
+            let id = self.root & !LEAF;
+            if test(&self.slots.boxes[self.slots.slot_of[id as usize] as usize]) {
+                leaf(id);
+            }
+            return 1;
+        }
+        let mut stack = Stack::new();
+        stack.push(self.root);
+        let mut tested = 0;
+        while let Some(n) = stack.pop() {
+            let node = &self.nodes[n as usize];
+            tested += 2;
+            for lane in (0..2).rev() {
+                if test(&node.boxes[lane]) {
+                    let code = node.child[lane];
+                    if is_leaf(code) {
+                        leaf(code & !LEAF);
+                    } else {
+                        stack.push(code);
+                    }
+                }
+            }
+        }
+        tested
+    }
+
+    /// Clears `out` and fills it with the ascending ids of the objects whose boxes pass `test`.
+    fn collect(&self, test: impl Fn(&B) -> bool, out: &mut Vec<u32>) -> QueryStats {
+        out.clear();
+        let mut tested = self.traverse(&test, |id| out.push(id));
+        let visited = tested;
+        for &id in &self.pending {
+            if let Some(slot) = self.slots.slot(id) {
+                if !self.slots.extra[slot].placed {
+                    tested += 1;
+                    if test(&self.slots.boxes[slot]) {
+                        out.push(id);
+                    }
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        QueryStats { visited, tested }
+    }
+
+    /// Makes `partners` hold the pairs of `previous` (the pairs of the last pair finding), less
+    /// the pairs of objects removed since, which go to `removed_pairs`.
+    fn build_adjacency(&mut self, previous: &[Pair]) {
+        let removed = &mut self.removed_ids;
+        removed.sort_unstable();
+        removed.dedup();
+        for list in &mut self.partners {
+            list.clear();
+        }
+        self.partners.resize_with(self.slots.slot_of.len(), Vec::new);
+        for &(a, b) in previous {
+            if removed.binary_search(&a).is_ok() || removed.binary_search(&b).is_ok() {
+                self.removed_pairs.push((a, b));
+            } else {
+                self.partners[a as usize].push(b);
+                self.partners[b as usize].push(a);
+            }
+        }
+        removed.clear();
+        self.adjacency = true;
+    }
+
+    /// Finds the pairs of the moved objects, updates `partners` and fills `events`.
+    fn incremental_pairs(&mut self, moved: &[u32], events: &mut PairEvents) {
+        let mut began = std::mem::take(&mut events.began);
+        let mut ended = std::mem::take(&mut events.ended);
+        began.clear();
+        ended.clear();
+        ended.append(&mut self.removed_pairs);
+        self.partners.resize_with(self.slots.slot_of.len(), Vec::new);
+        if self.stamp.len() < self.slots.slot_of.len() {
+            self.stamp.resize(self.slots.slot_of.len(), 0);
+        }
+        let mut current = Vec::new();
+        for &a in moved {
+            let slot = self.slots.slot_of[a as usize] as usize;
+            let tight = self.slots.boxes[slot];
+            current.clear();
+            self.traverse(|b| b.overlaps_simd(&tight), |b| current.push(b));
+            let mut previous = std::mem::take(&mut self.partners[a as usize]);
+            // Difference of the two unsorted lists by stamps: previous partners are stamped with
+            // `a + 1`, current ones found stamped are unstamped; still stamped ones ended.
+            let stamp = a + 1;
+            for &b in &previous {
+                self.stamp[b as usize] = stamp;
+            }
+            let mut change = |b: u32, now: bool, partners: &mut Vec<Vec<u32>>| {
+                // A pair of two moved objects is seen from both; it is reported by the smaller id.
+                let other_moved = self.listed[b as usize];
+                if !other_moved {
+                    let list = &mut partners[b as usize];
+                    if now {
+                        list.push(a);
+                    } else if let Some(k) = list.iter().position(|&x| x == a) {
+                        list.swap_remove(k);
+                    }
+                }
+                if !other_moved || a < b {
+                    if now { began.push(ordered(a, b)) } else { ended.push(ordered(a, b)) }
+                }
+            };
+            for &b in &current {
+                if b == a {
+                    continue;
+                }
+                if self.stamp[b as usize] == stamp {
+                    self.stamp[b as usize] = 0;
+                } else {
+                    change(b, true, &mut self.partners);
+                }
+            }
+            for &b in &previous {
+                if self.stamp[b as usize] == stamp {
+                    self.stamp[b as usize] = 0;
+                    change(b, false, &mut self.partners);
+                }
+            }
+            previous.clear();
+            previous.extend(current.iter().copied().filter(|&b| b != a));
+            self.partners[a as usize] = previous;
+        }
+        began.sort_unstable();
+        ended.sort_unstable();
+        // A pair that ended by a removal and began again after a reinsertion did neither.
+        cancel_common(&mut began, &mut ended);
+        let mut pairs = std::mem::take(&mut self.scratch);
+        apply_changes(&events.pairs, &began, &ended, &mut pairs);
+        self.scratch = std::mem::replace(&mut events.pairs, pairs);
+        events.began = began;
+        events.ended = ended;
+    }
+}
+
+/// Removes from both sorted lists the pairs they share.
+fn cancel_common(a: &mut Vec<Pair>, b: &mut Vec<Pair>) {
+    if a.is_empty() || b.is_empty() {
+        return;
+    }
+    let (mut i, mut j) = (0, 0);
+    let (mut keep_a, mut keep_b) = (Vec::with_capacity(a.len()), Vec::with_capacity(b.len()));
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => {
+                keep_a.push(a[i]);
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                keep_b.push(b[j]);
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    keep_a.extend_from_slice(&a[i..]);
+    keep_b.extend_from_slice(&b[j..]);
+    *a = keep_a;
+    *b = keep_b;
+}
+
+/// `out = (old \ ended) ∪ began`, all sorted; `ended ⊆ old` and `began ∩ old = ∅`. Runs of
+/// `old` between changes are copied whole; each change is found by a galloping search from the
+/// previous one.
+fn apply_changes(old: &[Pair], began: &[Pair], ended: &[Pair], out: &mut Vec<Pair>) {
+    out.clear();
+    out.reserve((old.len() + began.len()).saturating_sub(ended.len()));
+    let (mut e, mut g) = (0, 0);
+    let mut start = 0;
+    while e < ended.len() || g < began.len() {
+        let is_end = g == began.len() || (e < ended.len() && ended[e] < began[g]);
+        let key = if is_end { ended[e] } else { began[g] };
+        let k = start + gallop(&old[start..], key);
+        out.extend_from_slice(&old[start..k]);
+        if is_end {
+            start = k + 1;
+            e += 1;
+        } else {
+            out.push(key);
+            start = k;
+            g += 1;
+        }
+    }
+    out.extend_from_slice(&old[start..]);
+}
+
+/// The number of elements of sorted `list` below `key`, found by doubling steps from the front
+/// then a binary search (fast when the answer is small).
+fn gallop(list: &[Pair], key: Pair) -> usize {
+    let mut step = 1;
+    let mut lo = 0;
+    while lo + step <= list.len() && list[lo + step - 1] < key {
+        lo += step;
+        step *= 2;
+    }
+    let hi = (lo + step).min(list.len());
+    lo + list[lo..hi].partition_point(|p| *p < key)
+}
+
+/// Splits `items` (fattened boxes and slots) in two non-empty parts by a binned surface area
+/// heuristic along the axis where the box centers spread most (in half when the centers
+/// coincide). Returns the size of the first part.
+fn split<B: BroadBounds>(items: &mut [(B, u32)]) -> usize {
+    const BINS: usize = 12;
+    let (mut lo, mut hi) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
+    for (b, _) in items.iter() {
+        let (l, h) = b.corners();
+        for axis in 0..B::DIM {
+            let c = l[axis] + h[axis];
+            lo[axis] = lo[axis].min(c);
+            hi[axis] = hi[axis].max(c);
+        }
+    }
+    let axis = (0..B::DIM).max_by(|&a, &b| (hi[a] - lo[a]).total_cmp(&(hi[b] - lo[b]))).unwrap_or(0);
+    let extent = hi[axis] - lo[axis];
+    let half = items.len() / 2;
+    if !(extent > 0.0 && extent.is_finite()) {
+        return half;
+    }
+    let scale = BINS as f32 / extent;
+    let bin = |b: &B| (((b.lo(axis) + b.hi(axis) - lo[axis]) * scale) as usize).min(BINS - 1);
+    let mut counts = [0usize; BINS];
+    let mut boxes = [B::empty(); BINS];
+    for (b, _) in items.iter() {
+        let k = bin(b);
+        counts[k] += 1;
+        boxes[k] = boxes[k].merge(b);
+    }
+    // Areas of every suffix of bins, then the cheapest split point from the left.
+    let mut right_area = [0.0f32; BINS];
+    let mut acc = B::empty();
+    for k in (1..BINS).rev() {
+        acc = acc.merge(&boxes[k]);
+        right_area[k] = acc.surface_area();
+    }
+    let (mut best_cost, mut best_bin) = (f32::INFINITY, 0);
+    let (mut left, mut left_count) = (B::empty(), 0usize);
+    for k in 1..BINS {
+        left = left.merge(&boxes[k - 1]);
+        left_count += counts[k - 1];
+        let right_count = items.len() - left_count;
+        if left_count == 0 || right_count == 0 {
+            continue;
+        }
+        let cost = left.surface_area() * left_count as f32 + right_area[k] * right_count as f32;
+        if cost < best_cost {
+            (best_cost, best_bin) = (cost, k);
+        }
+    }
+    if best_bin == 0 {
+        return half;
+    }
+    let (mut i, mut j) = (0, items.len());
+    while i < j {
+        if bin(&items[i].0) < best_bin {
+            i += 1;
+        } else {
+            j -= 1;
+            items.swap(i, j);
+        }
+    }
+    i
+}
+
+/// 1/16 of the mean largest extent of the boxes.
+fn automatic_margin<B: BroadBounds>(boxes: &[B]) -> f32 {
+    let sum: f64 = boxes
+        .iter()
+        .map(|b| (0..B::DIM).map(|axis| f64::from(b.hi(axis) - b.lo(axis))).fold(0.0, f64::max))
+        .sum();
+    let margin = (sum / boxes.len().max(1) as f64 / 16.0) as f32;
+    if margin.is_finite() { margin } else { 0.0 }
+}
+
+/// A traversal stack: 64 entries inline, more on the heap.
+struct Stack {
+    inline: [u32; 64],
+    len: usize,
+    spill: Vec<u32>,
+}
+
+impl Stack {
+    #[inline]
+    fn new() -> Self {
+        Self { inline: [0; 64], len: 0, spill: Vec::new() }
+    }
+
+    #[inline]
+    fn push(&mut self, n: u32) {
+        if self.len < self.inline.len() {
+            self.inline[self.len] = n;
+            self.len += 1;
+        } else {
+            self.spill.push(n);
+        }
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<u32> {
+        if let Some(n) = self.spill.pop() {
+            Some(n)
+        } else if self.len > 0 {
+            self.len -= 1;
+            Some(self.inline[self.len])
+        } else {
+            None
+        }
+    }
+}
+
+impl<B: BroadBounds> BroadPhase<B> for DynamicTree<B> {
+    fn insert(&mut self, id: u32, bounds: B) -> Result<(), BroadPhaseError> {
+        self.slots.check_insert(id, &bounds)?;
+        self.ensure_tree();
+        self.columns = None;
+        let proxy = Proxy { fat: bounds, parent: NULL, lane: 0, placed: false };
+        self.slots.push(id, bounds, proxy);
+        self.pending.push(id);
+        self.list_moved(id);
+        Ok(())
+    }
+
+    fn update(&mut self, id: u32, bounds: B) -> Result<(), BroadPhaseError> {
+        let slot = self.slots.check_update(id, &bounds)?;
+        self.ensure_tree();
+        self.columns = None;
+        self.slots.boxes[slot] = bounds;
+        let Proxy { fat, parent, lane, placed } = self.slots.extra[slot];
+        self.list_moved(id);
+        if placed {
+            if parent != NULL {
+                self.nodes[parent as usize].boxes[usize::from(lane)] = bounds;
+            }
+            if !fat.contains(&bounds) {
+                self.remove_leaf(id);
+                self.slots.extra[slot].fat = bounds.expanded(self.margin.unwrap_or(0.0));
+                self.insert_leaf(id);
+            }
+        }
+        Ok(())
+    }
+
+    fn remove(&mut self, id: u32) -> Result<(), BroadPhaseError> {
+        let slot = self.slots.slot(id).ok_or(BroadPhaseError::UnknownId(id))?;
+        self.ensure_tree();
+        self.columns = None;
+        if self.slots.extra[slot].placed {
+            self.remove_leaf(id);
+        }
+        self.slots.swap_remove(slot);
+        if self.adjacency {
+            let list = self.partners.get_mut(id as usize).map(std::mem::take).unwrap_or_default();
+            for &b in &list {
+                let other = &mut self.partners[b as usize];
+                if let Some(k) = other.iter().position(|&x| x == id) {
+                    other.swap_remove(k);
+                }
+                self.removed_pairs.push(ordered(id, b));
+            }
+        } else {
+            self.removed_ids.push(id);
+        }
+        Ok(())
+    }
+
+    fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    fn bounds(&self, id: u32) -> Option<B> {
+        self.slots.slot(id).map(|s| self.slots.boxes[s])
+    }
+
+    fn find_pairs(&mut self, events: &mut PairEvents) {
+        self.refresh_lazily();
+        let mut moved = std::mem::take(&mut self.moved);
+        // Many edits, or `events` not from the last call: all pairs from scratch.
+        let incremental = events.pairs.len() == self.pair_count && moved.len() * 4 <= self.slots.len();
+        // `listed` stays set for the objects still present until the end: it marks moved objects.
+        moved.retain(|&id| {
+            let present = self.slots.slot(id).is_some();
+            self.listed[id as usize] = present;
+            present
+        });
+        if incremental {
+            self.ensure_tree();
+            if !self.adjacency {
+                self.build_adjacency(&events.pairs);
+            }
+            // Neighbouring leaves one after the other: their queries share most of their paths.
+            moved.sort_unstable_by_key(|&id| self.proxy(id).parent);
+            self.incremental_pairs(&moved, events);
+        } else {
+            self.adjacency = false;
+            self.removed_pairs.clear();
+            self.removed_ids.clear();
+            let mut pairs = std::mem::take(&mut self.scratch);
+            pairs.clear();
+            let columns = Columns::new(&self.slots.ids, &self.slots.boxes);
+            columns.pairs(&mut pairs);
+            self.columns = Some(columns);
+            sort_pairs(&mut pairs);
+            events.advance(&mut pairs);
+            self.scratch = pairs;
+        }
+        for &id in &moved {
+            self.listed[id as usize] = false;
+        }
+        self.moved = moved;
+        self.moved.clear();
+        self.pair_count = events.pairs.len();
+    }
+
+    fn query_box(&self, query: &B, out: &mut Vec<u32>) -> QueryStats {
+        // An inverted box can still pass the componentwise test; the tree handles it.
+        if let Some(columns) = self.columns.as_ref().filter(|_| query.is_valid()) {
+            out.clear();
+            let stats = columns.query_box(query, out);
+            out.sort_unstable();
+            return stats;
+        }
+        self.collect(|b| b.overlaps_simd(query), out)
+    }
+
+    fn query_ray(&self, ray: &B::Ray, max_t: f32, out: &mut Vec<u32>) -> QueryStats {
+        if let Some(columns) = self.columns.as_ref().filter(|_| ray_usable::<B>(ray, max_t)) {
+            out.clear();
+            let stats = columns.query_ray(ray, max_t, out);
+            out.sort_unstable();
+            out.dedup();
+            return stats;
+        }
+        self.collect(|b| b.ray_entry(ray, max_t).is_some(), out)
+    }
+}
