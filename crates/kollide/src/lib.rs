@@ -6,10 +6,14 @@
 //! - [`bounds`]: bounding volumes ([`bounds::Aabb3`], [`bounds::Sphere`], [`bounds::Obb3`],
 //!   [`bounds::Kdop`], and their 2D twins).
 //! - [`primitive`]: pure geometric tests on raw points: closest points, overlap tests, ray casts.
+//! - [`shape`]: convex shapes (ball, capsule, cuboid, cylinder, cone, triangle, convex hull,
+//!   rounded) with support functions and closed-form single-shape queries under affine maps.
 //! - [`broad`]: broad phases over changing sets of boxes (sweep and prune, spatial hash, brute
 //!   force), one interface in 2D and 3D.
 //! - [`bvh`]: 4-wide bounding volume hierarchies over boxes (binned SAH, SIMD traversal).
 //! - [`mesh`]: triangle meshes: file loading, validation, topology.
+//! - [`narrow`]: convex pairs: GJK distance, EPA penetration, separating-axis fast paths,
+//!   contact manifolds, ray casts; dispatch over [`shape::ConvexShape`].
 //! - [`field`]: signed-distance and density fields, grids sampled from meshes, spatial
 //!   signatures, point sets and fields against fields.
 //!
@@ -21,7 +25,9 @@ pub mod bvh;
 pub mod field;
 pub mod math;
 pub mod mesh;
+pub mod narrow;
 pub mod primitive;
+pub mod shape;
 
 /// The README's examples, compiled and run as doctests.
 #[doc = include_str!("../../../README.md")]

@@ -3,6 +3,7 @@
 
 mod broad;
 mod convex;
+mod convex_mesh;
 mod mesh;
 mod meshmesh;
 mod prim;
@@ -48,6 +49,7 @@ pub fn all() -> Vec<Workload> {
     all.extend(meshmesh::workloads());
     all.extend(broad::workloads());
     all.extend(convex::workloads());
+    all.extend(convex_mesh::workloads());
     all.extend(sdf::workloads());
     all
 }

@@ -19,6 +19,7 @@ use glam::{Affine3A, Mat3A, Vec3, Vec3A};
 use super::trimesh::TriMesh;
 use crate::bounds::{Aabb3, Sphere};
 use crate::primitive::test_sphere_triangle;
+use crate::shape::is_similarity;
 
 /// Balls in one frame, with the ball around all of them for an early out.
 #[derive(Clone, Debug, PartialEq)]
@@ -178,10 +179,11 @@ impl SphereSet {
         if !image_box(&self.bounds).overlaps(&mesh_box) {
             return false;
         }
-        let similarity = similarity_scale(&linear);
+        let similarity = is_similarity(self_in_mesh);
         for s in self.spheres.iter().filter(|s| image_box(s).overlaps(&mesh_box)) {
             let touches = match similarity {
-                // The image is a ball: the mesh's own ball query, with its tighter node test.
+                // The image is a ball (to 1e-5 relative, see `is_similarity`): the mesh's own
+                // ball query, with its tighter node test.
                 Some(scale) => mesh.intersects_sphere(&Sphere::new(
                     self_in_mesh.transform_point3(s.center),
                     s.radius * scale,
@@ -230,19 +232,6 @@ impl SphereSet {
             .map(place)
             .any(|b| b.overlaps(&self.bounds) && self.spheres.iter().any(|a| a.overlaps(&b)))
     }
-}
-
-/// The common length of `m`'s columns if they are orthogonal and of equal length (a rotation or
-/// reflection times a uniform scale) to within `1e-6` relative, else `None`.
-fn similarity_scale(m: &Mat3A) -> Option<f32> {
-    let lengths = Vec3::new(m.x_axis.length_squared(), m.y_axis.length_squared(), m.z_axis.length_squared());
-    let scale = lengths.max_element();
-    let tolerance = 1e-6 * scale;
-    let square = (lengths.min_element() >= scale - tolerance)
-        & (m.x_axis.dot(m.y_axis).abs() <= tolerance)
-        & (m.x_axis.dot(m.z_axis).abs() <= tolerance)
-        & (m.y_axis.dot(m.z_axis).abs() <= tolerance);
-    (square && scale > 0.0).then(|| scale.sqrt())
 }
 
 /// The largest factor by which `m` stretches a vector (its spectral norm), rounded up: the square

@@ -1,0 +1,494 @@
+//! Contact manifolds by feature clipping.
+//!
+//! Given one contact (normal `n` from A to B), each shape contributes its *supporting feature*
+//! along the normal (A along `n`, B along `-n`): a face polygon, an edge, or a single point. If one
+//! of them is a face within [`REFERENCE_COS`] of the normal, it is the reference face and the other
+//! feature (the incident one) is clipped against the planes through its edges
+//! (Sutherland–Hodgman); every clipped point within `prediction` of the reference plane becomes a
+//! contact point. Otherwise (edge against edge, curved surfaces) the manifold is the single contact.
+//! More than four points are reduced to four that span the largest area.
+//!
+//! Supporting features map exactly under affine placements: the supporting set of `M·S + t` along
+//! `d` is `M` times the supporting set of `S` along `Mᵀ d`. Curved caps (cylinder and cone discs)
+//! are represented by their inscribed regular octagon, so their contact points lie in the true
+//! contact region.
+
+use glam::{Vec3, Vec3A};
+
+use super::{FrameContact, Side};
+use crate::shape::{ConvexShape, SupportMap};
+
+/// A face is the reference face when its normal is within this cosine of the contact normal.
+const REFERENCE_COS: f32 = 0.9999;
+/// A direction is a face's normal (cylinder and cone caps) above this cosine.
+const FACE_COS: f32 = 0.999;
+/// A direction is normal to a segment (capsule axis, cylinder and cone sides) below this sine.
+const SEGMENT_SIN: f32 = 0.02;
+/// Capacity of a feature polygon (hull faces with more vertices are used as single points).
+const MAX_FEATURE: usize = 16;
+/// Capacity of a clipped polygon.
+const MAX_CLIP: usize = 2 * MAX_FEATURE;
+
+/// One point of a [`ContactManifold`].
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ManifoldPoint {
+    /// The point on A (world space).
+    pub point_a: Vec3,
+    /// The point on B (world space).
+    pub point_b: Vec3,
+    /// Signed distance along the manifold normal: negative when penetrating.
+    pub separation: f32,
+    /// A feature id: the same pair of features (reference face, incident vertex or clipping edge)
+    /// gives the same id from frame to frame, for warm starting a solver.
+    pub id: u32,
+}
+
+/// Up to four contact points sharing one normal (from A to B).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ContactManifold {
+    /// Unit normal from A to B (zero when the manifold is empty).
+    pub normal: Vec3,
+    points: [ManifoldPoint; 4],
+    len: usize,
+}
+
+impl ContactManifold {
+    /// The contact points.
+    pub fn points(&self) -> &[ManifoldPoint] {
+        &self.points[..self.len]
+    }
+
+    /// The number of points (0 to 4).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there is no contact.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.normal = Vec3::ZERO;
+        self.len = 0;
+    }
+
+    /// Appends a point (ignored when full).
+    pub(crate) fn push(&mut self, point_a: Vec3A, point_b: Vec3A, separation: f32, id: u32) {
+        if self.len < 4 {
+            self.points[self.len] =
+                ManifoldPoint { point_a: point_a.into(), point_b: point_b.into(), separation, id };
+            self.len += 1;
+        }
+    }
+
+    pub(crate) fn map_to_world(&mut self, point: impl Fn(Vec3A) -> Vec3, vector: impl Fn(Vec3A) -> Vec3) {
+        self.normal = vector(self.normal.into());
+        for p in &mut self.points[..self.len] {
+            p.point_a = point(p.point_a.into());
+            p.point_b = point(p.point_b.into());
+        }
+    }
+}
+
+/// Equal normals and equal points (slots past the length are ignored).
+impl PartialEq for ContactManifold {
+    fn eq(&self, other: &Self) -> bool {
+        self.normal == other.normal && self.points() == other.points()
+    }
+}
+
+/// A supporting feature in the query frame.
+#[derive(Clone, Copy)]
+struct Feature {
+    pts: [Vec3A; MAX_FEATURE],
+    len: usize,
+    /// Outward unit normal for a face, zero otherwise.
+    normal: Vec3A,
+    id: u32,
+}
+
+impl Feature {
+    fn new() -> Self {
+        Self { pts: [Vec3A::ZERO; MAX_FEATURE], len: 0, normal: Vec3A::ZERO, id: 0 }
+    }
+
+    fn push(&mut self, p: Vec3A) {
+        if self.len < MAX_FEATURE {
+            self.pts[self.len] = p;
+            self.len += 1;
+        }
+    }
+
+    fn point(p: Vec3A, id: u32) -> Self {
+        let mut f = Self::new();
+        f.push(p);
+        f.id = id;
+        f
+    }
+
+    fn disc(center_y: f32, radius: f32, normal: Vec3A, id: u32) -> Self {
+        let mut f = Self::new();
+        for k in 0..8 {
+            let (s, c) = (k as f32 * std::f32::consts::FRAC_PI_4).sin_cos();
+            f.push(Vec3A::new(radius * c, center_y, radius * s));
+        }
+        f.normal = normal;
+        f.id = id;
+        f
+    }
+}
+
+/// The unit radial part of `d` (zero on the axis).
+fn radial(d: Vec3A) -> Vec3A {
+    Vec3A::new(d.x, 0.0, d.z).normalize_or_zero()
+}
+
+/// The supporting feature of the side's local shape (its core when it has a margin) along the
+/// local direction `d`, in local coordinates.
+fn local_feature(side: &Side, d: Vec3A) -> Feature {
+    use ConvexShape as S;
+    let dn = d.normalize_or_zero();
+    let core = side.margin > 0.0;
+    match side.shape {
+        S::Ball(_) if core => Feature::point(Vec3A::ZERO, 0),
+        S::Capsule(c) if core => {
+            if dn.y.abs() <= SEGMENT_SIN {
+                let mut f = Feature::new();
+                f.push(Vec3A::new(0.0, -c.half_height, 0.0));
+                f.push(Vec3A::new(0.0, c.half_height, 0.0));
+                f.id = 1;
+                f
+            } else {
+                Feature::point(c.core_support(d), 2 + u32::from(dn.y > 0.0))
+            }
+        }
+        S::Cuboid(c) => cuboid_feature(c.half_extents.into(), dn),
+        S::RoundedCuboid(r) if core => cuboid_feature(r.inner.half_extents.into(), dn),
+        S::Cylinder(c) => cylinder_feature(c.half_height, c.radius, dn, side.shape),
+        S::RoundedCylinder(r) if core => {
+            cylinder_feature(r.inner.half_height, r.inner.radius, dn, side.shape)
+        }
+        S::Cone(c) => cone_feature(c.half_height, c.radius, dn, side.shape),
+        S::RoundedCone(r) if core => cone_feature(r.inner.half_height, r.inner.radius, dn, side.shape),
+        S::Triangle(t) => triangle_feature(&t.points, dn),
+        S::RoundedTriangle(r) if core => triangle_feature(&r.inner.points, dn),
+        S::Hull(h) => hull_feature(h, dn),
+        S::RoundedHull(r) if core => hull_feature(&r.inner, dn),
+        // Curved whole shapes (a ball, capsule or rounded shape under a non-similar map).
+        _ => Feature::point(side.shape.support(d), 0),
+    }
+}
+
+fn cuboid_feature(h: Vec3A, d: Vec3A) -> Feature {
+    let a = d.abs();
+    let i = if a.x >= a.y && a.x >= a.z {
+        0
+    } else if a.y >= a.z {
+        1
+    } else {
+        2
+    };
+    let (j, k) = ((i + 1) % 3, (i + 2) % 3);
+    let sign = if d[i] < 0.0 { -1.0 } else { 1.0 };
+    let mut f = Feature::new();
+    for (sj, sk) in [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)] {
+        let mut p = Vec3A::ZERO;
+        p[i] = sign * h[i];
+        p[j] = sj * h[j];
+        p[k] = sk * h[k];
+        f.push(p);
+    }
+    let mut n = Vec3A::ZERO;
+    n[i] = sign;
+    f.normal = n;
+    f.id = 2 * i as u32 + u32::from(sign > 0.0);
+    f
+}
+
+fn cylinder_feature(h: f32, r: f32, d: Vec3A, shape: &ConvexShape) -> Feature {
+    if d.y >= FACE_COS {
+        Feature::disc(h, r, Vec3A::Y, 1)
+    } else if d.y <= -FACE_COS {
+        Feature::disc(-h, r, Vec3A::NEG_Y, 2)
+    } else if d.y.abs() <= SEGMENT_SIN {
+        let u = radial(d) * r;
+        let mut f = Feature::new();
+        f.push(u - Vec3A::Y * h);
+        f.push(u + Vec3A::Y * h);
+        f.id = 3;
+        f
+    } else {
+        Feature::point(shape.core_support(d), 4)
+    }
+}
+
+fn cone_feature(h: f32, r: f32, d: Vec3A, shape: &ConvexShape) -> Feature {
+    if d.y <= -FACE_COS {
+        return Feature::disc(-h, r, Vec3A::NEG_Y, 1);
+    }
+    let u = radial(d);
+    // The side's outward normal in the half plane of `u`: the line from the apex (0, h) to the rim
+    // (r, -h) has direction (r, -2h), so its normal is (2h, r) / |(2h, r)|.
+    let side = (u * 2.0 * h + Vec3A::Y * r).normalize_or_zero();
+    if side != Vec3A::ZERO && side.dot(d) >= 1.0 - SEGMENT_SIN * SEGMENT_SIN / 2.0 {
+        let mut f = Feature::new();
+        f.push(Vec3A::Y * h);
+        f.push(u * r - Vec3A::Y * h);
+        f.id = 2;
+        f
+    } else {
+        Feature::point(shape.core_support(d), 3)
+    }
+}
+
+fn triangle_feature(t: &[Vec3; 3], d: Vec3A) -> Feature {
+    let p = t.map(Vec3A::from);
+    let n = (p[1] - p[0]).cross(p[2] - p[0]).normalize_or_zero();
+    let mut f = Feature::new();
+    if n.dot(d).abs() >= 0.5 {
+        let sign = if n.dot(d) < 0.0 { -1.0 } else { 1.0 };
+        for q in p {
+            f.push(q);
+        }
+        f.normal = n * sign;
+        f.id = u32::from(sign > 0.0);
+    } else {
+        // The edge through the two vertices farthest along `d`.
+        let dots = p.map(|q| q.dot(d));
+        let low = if dots[0] <= dots[1] && dots[0] <= dots[2] {
+            0
+        } else if dots[1] <= dots[2] {
+            1
+        } else {
+            2
+        };
+        let (i, j) = ((low + 1) % 3, (low + 2) % 3);
+        f.push(p[i]);
+        f.push(p[j]);
+        f.id = 2 + low as u32;
+    }
+    f
+}
+
+fn hull_feature(h: &crate::shape::ConvexHull, d: Vec3A) -> Feature {
+    let best = h
+        .faces()
+        .iter()
+        .enumerate()
+        .max_by(|x, y| Vec3A::from(x.1.normal).dot(d).total_cmp(&Vec3A::from(y.1.normal).dot(d)));
+    let Some((i, face)) = best else { return Feature::point(Vec3A::ZERO, 0) };
+    let verts = h.face_vertices(face);
+    if verts.len() > MAX_FEATURE {
+        return Feature::point(h.support(d), 0);
+    }
+    let mut f = Feature::new();
+    for &v in verts {
+        f.push(h.vertices()[v as usize].into());
+    }
+    f.normal = face.normal.into();
+    f.id = i as u32;
+    f
+}
+
+/// The feature of a side along the frame direction `dir`, in the frame, pushed by `offset`.
+fn frame_feature(side: &Side, dir: Vec3A, offset: Vec3A) -> Feature {
+    let mut f = local_feature(side, side.dir_to_local(dir));
+    for p in &mut f.pts[..f.len] {
+        *p = side.place(*p) + offset;
+    }
+    if f.normal != Vec3A::ZERO {
+        f.normal = side.normal_to_frame(f.normal);
+    }
+    f
+}
+
+/// A point being clipped, with its id.
+#[derive(Clone, Copy, Default)]
+struct ClipPoint {
+    p: Vec3A,
+    id: u32,
+}
+
+/// Clips the incident feature against the side planes of the reference face (Sutherland–Hodgman;
+/// a segment or a point is clipped as such). Returns the number of points written.
+fn clip(reference: &Feature, incident: &Feature, out: &mut [ClipPoint; MAX_CLIP]) -> usize {
+    // Two buffers used alternately: `out` holds the polygon before each plane.
+    let mut buf = [ClipPoint::default(); MAX_CLIP];
+    let mut n = incident.len;
+    for (i, (o, &p)) in out.iter_mut().zip(&incident.pts[..n]).enumerate() {
+        *o = ClipPoint { p, id: i as u32 };
+    }
+    let r = &reference.pts[..reference.len];
+    let centroid = r.iter().fold(Vec3A::ZERO, |s, &p| s + p) / r.len() as f32;
+    let (mut src, mut dst) = (out, &mut buf);
+    let mut in_out = true;
+    for e in 0..r.len() {
+        let (p0, p1) = (r[e], r[(e + 1) % r.len()]);
+        let mut side = (p1 - p0).cross(reference.normal);
+        if side.dot(centroid - p0) > 0.0 {
+            side = -side;
+        }
+        let dist = |q: Vec3A| side.dot(q - p0);
+        let edge_id = 0x100 * (e as u32 + 1);
+        let mut m = 0;
+        if n <= 2 {
+            // A point or a segment.
+            let a = src[0];
+            let b = src[n - 1];
+            let (da, db) = (dist(a.p), dist(b.p));
+            if da > 0.0 && db > 0.0 {
+                return 0;
+            }
+            let cut = |x: ClipPoint, y: ClipPoint, dx: f32, dy: f32| ClipPoint {
+                p: x.p + (y.p - x.p) * (dx / (dx - dy)),
+                id: edge_id | x.id,
+            };
+            dst[m] = if da > 0.0 { cut(a, b, da, db) } else { a };
+            m += 1;
+            if n == 2 {
+                dst[m] = if db > 0.0 { cut(b, a, db, da) } else { b };
+                m += 1;
+            }
+        } else {
+            for i in 0..n {
+                let (a, b) = (src[i], src[(i + 1) % n]);
+                let (da, db) = (dist(a.p), dist(b.p));
+                if da <= 0.0 && m < MAX_CLIP {
+                    dst[m] = a;
+                    m += 1;
+                }
+                if (da <= 0.0) != (db <= 0.0) && m < MAX_CLIP {
+                    dst[m] = ClipPoint { p: a.p + (b.p - a.p) * (da / (da - db)), id: edge_id | a.id };
+                    m += 1;
+                }
+            }
+        }
+        n = m;
+        if n == 0 {
+            return 0;
+        }
+        std::mem::swap(&mut src, &mut dst);
+        in_out = !in_out;
+    }
+    if !in_out {
+        // The result is in `buf` (now `src`); `dst` is `out`.
+        dst[..n].copy_from_slice(&src[..n]);
+    }
+    n
+}
+
+/// Builds the manifold of a contact in the query frame.
+pub(crate) fn build(a: &Side, b: &Side, c: &FrameContact, prediction: f32, out: &mut ContactManifold) {
+    let n = c.normal;
+    let fa = frame_feature(a, n, Vec3A::ZERO);
+    let fb = frame_feature(b, -n, Vec3A::ZERO);
+    let align_a = if fa.len >= 3 { fa.normal.dot(n) } else { -1.0 };
+    let align_b = if fb.len >= 3 { -fb.normal.dot(n) } else { -1.0 };
+    let mut candidates = [ManifoldPoint::default(); MAX_CLIP];
+    let mut count = 0;
+    if align_a.max(align_b) >= REFERENCE_COS {
+        let reference_is_a = align_a >= align_b;
+        // The incident feature is taken along the reference face's normal (not the contact
+        // normal), so that swapping A and B, which keeps the reference face, keeps it too.
+        // (When the reference normal is the contact normal, the incident feature is the one
+        // already found along it.)
+        let shifted = |mut f: Feature, offset: Vec3A| {
+            for p in &mut f.pts[..f.len] {
+                *p += offset;
+            }
+            f
+        };
+        let (mut reference, margin, incident) = if reference_is_a {
+            let incident = if fa.normal == n {
+                shifted(fb, -n * b.margin)
+            } else {
+                frame_feature(b, -fa.normal, -fa.normal * b.margin)
+            };
+            (fa, a.margin, incident)
+        } else {
+            let incident = if fb.normal == -n {
+                shifted(fa, n * a.margin)
+            } else {
+                frame_feature(a, -fb.normal, -fb.normal * a.margin)
+            };
+            (fb, b.margin, incident)
+        };
+        let shift = reference.normal * margin;
+        for p in &mut reference.pts[..reference.len] {
+            *p += shift;
+        }
+        let (reference, incident) = (&reference, &incident);
+        let mut clipped = [ClipPoint::default(); MAX_CLIP];
+        let k = clip(reference, incident, &mut clipped);
+        let nr = reference.normal;
+        out.normal = (if reference_is_a { nr } else { -nr }).into();
+        for q in &clipped[..k] {
+            let s = (q.p - reference.pts[0]).dot(nr);
+            if s > prediction {
+                continue;
+            }
+            let on_ref = q.p - nr * s;
+            let (pa, pb) = if reference_is_a { (on_ref, q.p) } else { (q.p, on_ref) };
+            let id = (reference.id << 20) | (u32::from(reference_is_a) << 19) | (q.id & 0x7ffff);
+            candidates[count] = ManifoldPoint { point_a: pa.into(), point_b: pb.into(), separation: s, id };
+            count += 1;
+        }
+    }
+    if count == 0 {
+        out.normal = n.into();
+        out.points[0] = ManifoldPoint {
+            point_a: c.point_a.into(),
+            point_b: c.point_b.into(),
+            separation: c.separation,
+            id: (fa.id << 16) | fb.id,
+        };
+        out.len = 1;
+        return;
+    }
+    reduce(&candidates[..count], out);
+}
+
+/// Keeps at most four of the points, chosen so that swapping A and B keeps the same ones: the
+/// deepest point (among points within rounding of the deepest, the extreme one along a tangent
+/// fixed by the normal's line), the point farthest from it, the point making the largest triangle
+/// with those two, and the point farthest on the other side of their line.
+fn reduce(points: &[ManifoldPoint], out: &mut ContactManifold) {
+    if points.len() <= 4 {
+        out.points[..points.len()].copy_from_slice(points);
+        out.len = points.len();
+        return;
+    }
+    let normal = Vec3A::from(out.normal);
+    let canonical =
+        if normal.x > 0.0 || (normal.x == 0.0 && (normal.y > 0.0 || (normal.y == 0.0 && normal.z > 0.0))) {
+            normal
+        } else {
+            -normal
+        };
+    let tangent = canonical.any_orthonormal_vector();
+    let mut mid = [Vec3A::ZERO; MAX_CLIP];
+    for (m, p) in mid.iter_mut().zip(points) {
+        *m = (Vec3A::from(p.point_a) + Vec3A::from(p.point_b)) * 0.5;
+    }
+    let argmax = |f: &dyn Fn(usize) -> f32| -> usize {
+        (0..points.len()).fold(0, |best, i| if f(i) > f(best) { i } else { best })
+    };
+    // The deepest point always stays (ties within rounding broken by the tangent, not by order).
+    let deepest = points.iter().map(|p| p.separation).fold(f32::INFINITY, f32::min);
+    let band = deepest + 1e-5 * (1.0 + deepest.abs());
+    let i0 = argmax(&|i| if points[i].separation <= band { mid[i].dot(tangent) } else { f32::NEG_INFINITY });
+    let i1 = argmax(&|i| mid[i].distance_squared(mid[i0]));
+    let area = |i: usize| (mid[i1] - mid[i0]).cross(mid[i] - mid[i0]).dot(canonical);
+    let i2 = argmax(&|i| area(i).abs());
+    let sign = if area(i2) < 0.0 { 1.0 } else { -1.0 };
+    let i3 = argmax(&|i| sign * area(i));
+    let mut len = 0;
+    for i in [i0, i1, i2, i3] {
+        if !out.points[..len].iter().any(|q| *q == points[i]) {
+            out.points[len] = points[i];
+            len += 1;
+        }
+    }
+    out.len = len;
+}

@@ -1,0 +1,278 @@
+//! Convex shapes against triangle meshes: one contact manifold per touching triangle, found
+//! through the mesh's BVH, with internal edges removed.
+//!
+//! # Internal edges
+//!
+//! A convex shape sliding over a flat or gently curved mesh touches triangle edges that are not
+//! edges of the surface: the edge between two coplanar triangles. Tested alone, a triangle lets
+//! the shape escape sideways across such an edge, and that escape can be shorter than the true
+//! one, so the contact normal tilts toward the edge: a "ghost bump". [`MeshEdges`] marks each
+//! triangle edge *active* when the surface really bends outward there by more than
+//! [`ACTIVE_EDGE_ANGLE`] (a convex crease) or when the edge has no single neighbour (a boundary
+//! or non-manifold edge). A triangle contact whose normal is not the face normal and whose points
+//! on the triangle lie only on inactive edges (or on vertices all of whose edges in this triangle
+//! are inactive) is turned to the face normal, with its separations measured along it. This is
+//! the idea of Bullet's internal-edge utility and Jolt's active edges, written for our manifolds.
+//!
+//! Activity is decided in mesh space; an affine placement keeps flat edges flat and convex ones
+//! convex (a reflection flips both normals), so the flags hold for every instance.
+
+use glam::{Affine3A, Mat3, Vec3, Vec3A};
+
+use super::manifold::build as build_manifold;
+use super::{ContactManifold, GjkCache, ManifoldPoint, NarrowError, Side, contact_in_frame, setup};
+use crate::bounds::{Aabb3, Obb3};
+use crate::mesh::{TriMesh, triangle_box_of};
+use crate::primitive::test_triangle_aabb;
+use crate::shape::{ConvexShape, Triangle, is_similarity};
+
+/// An edge is active when its two triangles' normals differ by more than this angle (radians)
+/// and the surface is convex across it.
+pub const ACTIVE_EDGE_ANGLE: f32 = 0.05;
+
+/// A manifold normal within this cosine of the face normal is the face normal.
+const FACE_NORMAL_COS: f32 = 0.999_999;
+
+/// A contact point is on an edge when the barycentric weight of the opposite vertex is below
+/// this.
+const ON_EDGE: f32 = 1e-3;
+
+/// Which edges of each triangle are real creases of the surface; see the module.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MeshEdges {
+    /// Per triangle id, bit `i` set = edge `i` (from corner `i` to corner `i + 1`) is active.
+    active: Vec<u8>,
+}
+
+impl MeshEdges {
+    /// The active edges of `mesh`, from its shared edges (by vertex index).
+    pub fn new(mesh: &TriMesh) -> Self {
+        let triangles = mesh.triangles();
+        let vertices = mesh.vertices();
+        let normal = |t: &[u32; 3]| {
+            let [a, b, c] = t.map(|i| vertices[i as usize]);
+            (b - a).cross(c - a).normalize_or_zero()
+        };
+        // Every directed edge, sorted by its undirected key, so neighbours are adjacent.
+        let mut edges: Vec<((u32, u32), u32, u8)> = Vec::with_capacity(triangles.len() * 3);
+        for (id, t) in triangles.iter().enumerate() {
+            for i in 0..3 {
+                let (p, q) = (t[i], t[(i + 1) % 3]);
+                edges.push(((p.min(q), p.max(q)), id as u32, i as u8));
+            }
+        }
+        edges.sort_unstable();
+        let mut active = vec![0b111u8; triangles.len()];
+        let cos_limit = ACTIVE_EDGE_ANGLE.cos();
+        for group in edges.chunk_by(|x, y| x.0 == y.0) {
+            let [(_, t, i), (_, u, j)] = group else { continue }; // boundary or non-manifold: active
+            let (tt, tu) = (&triangles[*t as usize], &triangles[*u as usize]);
+            let (nt, nu) = (normal(tt), normal(tu));
+            // The corner of u off the shared edge: below t's plane means convex across the edge.
+            let off = vertices[tu[(*j as usize + 2) % 3] as usize] - vertices[tt[*i as usize] as usize];
+            let convex = nt.dot(off) < 0.0;
+            if !(convex && nt.dot(nu) < cos_limit) {
+                active[*t as usize] &= !(1 << i);
+                active[*u as usize] &= !(1 << j);
+            }
+        }
+        Self { active }
+    }
+
+    /// Whether edge `edge` (0, 1 or 2: from corner `edge` to the next) of triangle `triangle` is
+    /// active; `true` for an unknown triangle.
+    pub fn is_active(&self, triangle: u32, edge: usize) -> bool {
+        self.active.get(triangle as usize).is_none_or(|bits| bits & (1 << edge) != 0)
+    }
+}
+
+/// The contact of a convex shape with one triangle of a mesh.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TriangleManifold {
+    /// The triangle's id in the mesh.
+    pub triangle: u32,
+    /// Unit normal from the shape to the mesh (world space).
+    pub normal: Vec3,
+    points: [ManifoldPoint; 4],
+    len: usize,
+}
+
+impl TriangleManifold {
+    /// The contact points (1 to 4), `point_a` on the shape and `point_b` on the triangle.
+    pub fn points(&self) -> &[ManifoldPoint] {
+        &self.points[..self.len]
+    }
+}
+
+/// One manifold per triangle of `mesh` (placed by `mesh_map`) within `prediction` of the shape
+/// (placed by `shape_map`), appended to `out` after clearing it: for each triangle, what
+/// [`super::contact_manifold`] gives for the shape and the triangle (sorted by triangle id). With `edges` (made for this
+/// mesh), contacts on internal edges get the face normal (see the module); without, each
+/// triangle is a free-standing triangle.
+///
+/// Errors: [`NarrowError::InvalidShape`]`(0)` for an invalid shape, [`NarrowError::NonFinite`]
+/// for a NaN prediction or a non-finite or singular placement.
+pub fn convex_mesh_manifolds(
+    shape: &ConvexShape,
+    shape_map: &Affine3A,
+    mesh: &TriMesh,
+    mesh_map: &Affine3A,
+    edges: Option<&MeshEdges>,
+    prediction: f32,
+    out: &mut Vec<TriangleManifold>,
+) -> Result<(), NarrowError> {
+    out.clear();
+    if prediction.is_nan() {
+        return Err(NarrowError::NonFinite);
+    }
+    let prediction = prediction.max(0.0);
+    if !shape.is_valid() {
+        return Err(NarrowError::InvalidShape(0));
+    }
+    let to_mesh = mesh_map.inverse();
+    if !(shape_map.is_finite() && mesh_map.is_finite() && to_mesh.is_finite()) {
+        return Err(NarrowError::NonFinite);
+    }
+    // Candidate triangles with their corners (mesh space), from the BVH.
+    let mut candidates: Vec<(u32, [Vec3; 3])> = Vec::new();
+    match (is_similarity(shape_map), is_similarity(mesh_map)) {
+        // Both maps keep boxes boxes: the shape's oriented box in mesh space culls exactly.
+        (Some(shape_scale), Some(mesh_scale)) => {
+            let local = shape.local_aabb();
+            let to_mesh_linear = Mat3::from(to_mesh.matrix3) * Mat3::from(shape_map.matrix3);
+            let axes = to_mesh_linear * (1.0 / (shape_scale / mesh_scale));
+            // The maps are similarities to 1e-5 relative: grow the box by 1e-4 of its size.
+            let half = local.size() * 0.5 * (shape_scale / mesh_scale) + prediction / mesh_scale;
+            let half = half + half.max_element() * 1e-4;
+            let center = to_mesh.transform_point3(shape_map.transform_point3(local.center()));
+            let obb = Obb3::new(center, axes, half);
+            // A box's own separating-axis test is the exact one: no need to run it twice.
+            let exact = !matches!(shape, ConvexShape::Cuboid(_));
+            let (to_box, local_box) = (axes.transpose(), Aabb3::new(-half, half));
+            collect_triangles(mesh, &obb.aabb(), &mut candidates, |c| {
+                !exact || test_triangle_aabb(&c.map(|p| to_box * (p - center)), &local_box)
+            });
+        }
+        _ => {
+            // The shape's world box, grown by the prediction, boxed again in mesh space.
+            let world = shape.aabb(shape_map);
+            let query = Aabb3::new(world.min - prediction, world.max + prediction).transformed(&to_mesh);
+            collect_triangles(mesh, &query, &mut candidates, |c| test_triangle_aabb(c, &query));
+        }
+    }
+    candidates.sort_unstable_by_key(|&(id, _)| id);
+
+    // Face normals map by the inverse transpose.
+    let normal_map = to_mesh.matrix3.transpose();
+    // The pair's query frame and the shape's side are the same for every triangle: set up once
+    // (as `contact_manifold` would per call), then swap in each triangle.
+    let placeholder = ConvexShape::Triangle(Triangle::new(Vec3::ZERO, Vec3::X, Vec3::Y));
+    let (frame, shape_side, triangle_side) = setup(shape, shape_map, &placeholder, mesh_map)?;
+    let mut manifold = ContactManifold::default();
+    for (id, corners) in candidates {
+        let triangle = ConvexShape::Triangle(Triangle::new(corners[0], corners[1], corners[2]));
+        let side = Side { shape: &triangle, ..triangle_side };
+        let Some(contact) = contact_in_frame(&shape_side, &side, prediction, &mut GjkCache::default()) else {
+            continue;
+        };
+        manifold.clear();
+        build_manifold(&shape_side, &side, &contact, prediction, &mut manifold);
+        if manifold.is_empty() {
+            continue;
+        }
+        manifold.map_to_world(|p| frame.point(p), |v| frame.vector(v));
+        let mut result = TriangleManifold { triangle: id, normal: manifold.normal, ..Default::default() };
+        for p in manifold.points() {
+            result.points[result.len] = *p;
+            result.len += 1;
+        }
+        if let Some(edges) = edges {
+            let area_normal = Vec3A::from((corners[1] - corners[0]).cross(corners[2] - corners[0]));
+            let face = Vec3::from(normal_map * area_normal).normalize_or_zero();
+            // The shape's center above the face means the normal from it points down into it.
+            let height =
+                (shape_map.translation - mesh_map.transform_point3a(corners[0].into())).dot(face.into());
+            let down =
+                if height > 0.0 || (height == 0.0 && result.normal.dot(face) < 0.0) { -face } else { face };
+            remove_internal_edge(&mut result, edges, &corners, &to_mesh, down, prediction);
+        }
+        if result.len > 0 {
+            out.push(result);
+        }
+    }
+    Ok(())
+}
+
+/// Appends `(id, corners)` of every triangle whose box overlaps `cull` (mesh space) and that
+/// passes `keep`.
+fn collect_triangles(
+    mesh: &TriMesh,
+    cull: &Aabb3,
+    out: &mut Vec<(u32, [Vec3; 3])>,
+    keep: impl Fn(&[Vec3; 3]) -> bool,
+) {
+    if !cull.is_valid() {
+        return;
+    }
+    mesh.bvh().traverse(
+        |node| node.overlap_mask(cull.min, cull.max),
+        |range| {
+            for k in range {
+                let corners = mesh.slot_corners(k);
+                if triangle_box_of(corners).overlaps(cull) && keep(corners) {
+                    out.push((mesh.slot_id(k), *corners));
+                }
+            }
+            true
+        },
+    );
+}
+
+/// Turns `m` to the face normal `target` (world, unit, pointing from the shape's side of the
+/// triangle into it) when its points on the triangle touch only inactive edges; see the module.
+fn remove_internal_edge(
+    m: &mut TriangleManifold,
+    edges: &MeshEdges,
+    corners: &[Vec3; 3],
+    to_mesh: &Affine3A,
+    target: Vec3,
+    prediction: f32,
+) {
+    if target == Vec3::ZERO || m.normal.dot(target) >= FACE_NORMAL_COS {
+        return;
+    }
+    let on_active_edge = m.points().iter().any(|p| {
+        let weights = barycentric(corners, to_mesh.transform_point3(p.point_b));
+        // Edge i runs from corner i to corner i + 1: the weight of corner i + 2 vanishes on it.
+        (0..3).any(|i| weights[(i + 2) % 3] < ON_EDGE && edges.is_active(m.triangle, i))
+    });
+    if on_active_edge {
+        return;
+    }
+    m.normal = target;
+    let mut kept = 0;
+    for k in 0..m.len {
+        let mut p = m.points[k];
+        p.separation = (p.point_b - p.point_a).dot(target);
+        if p.separation <= prediction {
+            m.points[kept] = p;
+            kept += 1;
+        }
+    }
+    m.len = kept;
+}
+
+/// Barycentric weights of `p` (projected on the triangle's plane) for the corners; all equal
+/// for a degenerate triangle, so that no edge counts as touched.
+fn barycentric(t: &[Vec3; 3], p: Vec3) -> [f32; 3] {
+    let (e0, e1, d) = (t[1] - t[0], t[2] - t[0], p - t[0]);
+    let (d00, d01, d11) = (e0.dot(e0), e0.dot(e1), e1.dot(e1));
+    let (d20, d21) = (d.dot(e0), d.dot(e1));
+    let denom = d00 * d11 - d01 * d01;
+    if !(denom > 0.0) {
+        return [1.0 / 3.0; 3];
+    }
+    let v = (d11 * d20 - d01 * d21) / denom;
+    let w = (d00 * d21 - d01 * d20) / denom;
+    [1.0 - v - w, v, w]
+}

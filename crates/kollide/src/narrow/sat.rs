@@ -1,0 +1,340 @@
+//! Closed-form and separating-axis fast paths: ball and capsule pairs (in any combination), box–box.
+//!
+//! Each applies only when both placements are similarities (checked by the dispatcher), where a
+//! ball stays a ball, a capsule a capsule and a box a box (scaled by `s`).
+
+use glam::{Mat3A, Vec3, Vec3A};
+
+use super::epa::Flat;
+use super::{FrameContact, Side};
+use crate::primitive::closest_points_segment_segment;
+
+/// The contact of two spheres `(ca, ra)`, `(cb, rb)`; the normal for concentric spheres is `+y`.
+#[inline]
+pub(crate) fn spheres(ca: Vec3A, ra: f32, cb: Vec3A, rb: f32, prediction: f32) -> Option<FrameContact> {
+    let d = cb - ca;
+    let dist2 = d.length_squared();
+    let reach = ra + rb + prediction;
+    if dist2 > reach * reach {
+        return None;
+    }
+    let dist = dist2.sqrt();
+    let n = if dist > 0.0 { d / dist } else { Vec3A::Y };
+    Some(FrameContact { point_a: ca + n * ra, point_b: cb - n * rb, normal: n, separation: dist - ra - rb })
+}
+
+/// Two capsules (segments `a0 a1`, `b0 b1` with radii): the closest points of the segments,
+/// pushed out by the radii. When the segments cross, the normal is their common perpendicular
+/// (the penetration is the sum of the radii, see [`Flat`]), oriented along `hint`.
+pub(crate) fn capsules(
+    (a0, a1, ra): (Vec3A, Vec3A, f32),
+    (b0, b1, rb): (Vec3A, Vec3A, f32),
+    hint: Vec3A,
+    prediction: f32,
+) -> Option<FrameContact> {
+    let c = closest_points_segment_segment(a0.into(), a1.into(), b0.into(), b1.into());
+    let (pa, pb) = (Vec3A::from(c.point_a), Vec3A::from(c.point_b));
+    let reach = ra + rb + prediction;
+    if c.distance_squared > reach * reach {
+        return None;
+    }
+    let dist = c.distance_squared.sqrt();
+    let n = if dist > 1e-6 * (1.0 + pa.abs().max_element()) {
+        (pb - pa) / dist
+    } else {
+        let (da, db) = (a1 - a0, b1 - b0);
+        let cross = da.cross(db);
+        let flat = if cross.length_squared() > 1e-12 * da.length_squared() * db.length_squared() {
+            Flat::Plane(cross.normalize())
+        } else if da.length_squared() > 0.0 {
+            Flat::Line(da.normalize())
+        } else if db.length_squared() > 0.0 {
+            Flat::Line(db.normalize())
+        } else {
+            Flat::Point
+        };
+        flat.normal_towards(hint)
+    };
+    let separation = if dist > 0.0 { (pb - pa).dot(n) } else { 0.0 } - ra - rb;
+    Some(FrameContact { point_a: pa + n * ra, point_b: pb - n * rb, normal: n, separation })
+}
+
+/// The two-point manifold of nearly parallel capsules (within [`PARALLEL_SIN`]): the segments'
+/// common stretch, measured along their bisector (so the answer does not depend on the order of
+/// A and B), gives one point at each end. `None` when they are not parallel or do not overlap
+/// along it (then the single contact is the manifold).
+pub(crate) fn parallel_capsule_points(
+    (a0, a1, ra): (Vec3A, Vec3A, f32),
+    (b0, b1, rb): (Vec3A, Vec3A, f32),
+    normal: Vec3A,
+) -> Option<[(Vec3A, Vec3A, f32); 2]> {
+    const PARALLEL_SIN: f32 = 0.02;
+    let (da, db) = (a1 - a0, b1 - b0);
+    let (la2, lb2) = (da.length_squared(), db.length_squared());
+    if !(la2 > 0.0 && lb2 > 0.0) || da.cross(db).length_squared() > PARALLEL_SIN * PARALLEL_SIN * la2 * lb2 {
+        return None;
+    }
+    let (ua, ub) = (da / la2.sqrt(), db / lb2.sqrt());
+    let u = (ua + if ua.dot(ub) < 0.0 { -ub } else { ub }).normalize();
+    let span = |p: Vec3A, q: Vec3A| {
+        let (x, y) = (p.dot(u), q.dot(u));
+        (x.min(y), x.max(y))
+    };
+    let ((a_lo, a_hi), (b_lo, b_hi)) = (span(a0, a1), span(b0, b1));
+    let (lo, hi) = (a_lo.max(b_lo), a_hi.min(b_hi));
+    if !(hi > lo) {
+        return None;
+    }
+    // The point of a segment whose projection on u is `x`.
+    let at = |p: Vec3A, d: Vec3A, x: f32| {
+        let du = d.dot(u);
+        p + d * ((x - p.dot(u)) / du).clamp(0.0, 1.0)
+    };
+    Some([lo, hi].map(|x| {
+        let (pa, pb) = (at(a0, da, x), at(b0, db, x));
+        (pa + normal * ra, pb - normal * rb, (pb - pa).dot(normal) - ra - rb)
+    }))
+}
+
+impl FrameContact {
+    /// The contact mapped from a box's basis (`axes`, orthonormal columns; `center`) to the frame.
+    fn mapped(self, axes: &Mat3A, center: Vec3A) -> Self {
+        Self {
+            point_a: *axes * self.point_a + center,
+            point_b: *axes * self.point_b + center,
+            normal: *axes * self.normal,
+            separation: self.separation,
+        }
+    }
+}
+
+/// A box in the frame: centre, unit axes (columns) and half extents.
+struct FrameBox {
+    center: Vec3A,
+    axes: Mat3A,
+    half: Vec3A,
+}
+
+impl FrameBox {
+    fn new(side: &Side, half: Vec3) -> Self {
+        let s = side.scale.unwrap_or(1.0);
+        let axes = match side.matrix {
+            Some((m, _)) => m * (1.0 / s),
+            None => Mat3A::IDENTITY,
+        };
+        Self { center: side.translation, axes, half: Vec3A::from(half) * s }
+    }
+
+    /// The box corner farthest along `d`.
+    #[inline]
+    fn support(&self, d: Vec3A) -> Vec3A {
+        let local = Vec3A::new(self.axes.x_axis.dot(d), self.axes.y_axis.dot(d), self.axes.z_axis.dot(d));
+        self.center + self.axes * self.half.copysign(local)
+    }
+
+    /// The edge parallel to axis `i` farthest along `d`.
+    fn edge(&self, i: usize, d: Vec3A) -> (Vec3A, Vec3A) {
+        let axis = self.axes.col(i);
+        let mid = self.support(d - axis * axis.dot(d));
+        let mid = mid - axis * axis.dot(mid - self.center);
+        (mid - axis * self.half[i], mid + axis * self.half[i])
+    }
+}
+
+/// Two boxes by the 15-axis separating-axis test (Gottschalk et al. 1996): the three face normals
+/// of each box and the nine edge cross products. The penetration of two convex polytopes is the
+/// smallest overlap over these axes, so when every axis overlaps this is the exact penetration.
+///
+/// `Some(None)`: some axis separates them by more than `prediction` (no contact). `None`: they are
+/// apart by at most `prediction` (the caller runs GJK for the exact distance). `Some(Some(c))`:
+/// penetrating (or touching). Face axes win over edge axes unless an edge axis is shallower by
+/// more than 0.1% of the face depth plus `1e-6`, which keeps face contacts stable.
+pub(crate) fn cuboid_cuboid(
+    ca: &crate::shape::Cuboid,
+    a: &Side,
+    cb: &crate::shape::Cuboid,
+    b: &Side,
+    prediction: f32,
+) -> Option<Option<FrameContact>> {
+    let ba = FrameBox::new(a, ca.half_extents);
+    let bb = FrameBox::new(b, cb.half_extents);
+    let d = bb.center - ba.center;
+    // Everything in A's box basis (Gottschalk et al.): r[i][j] = aᵢ · bⱼ, t = d in A's basis.
+    let (ax, bx) = (ba.axes, bb.axes);
+    let r = [0, 1, 2].map(|i| [0, 1, 2].map(|j| ax.col(i).dot(bx.col(j))));
+    let abs_r = r.map(|row| row.map(f32::abs));
+    let t = [ax.x_axis.dot(d), ax.y_axis.dot(d), ax.z_axis.dot(d)];
+    let (ha, hb) = (ba.half, bb.half);
+    // (overlap, axis index: 0..3 faces of A, 3..6 faces of B)
+    let mut best_face = (f32::INFINITY, 0usize);
+    let mut separated = false;
+    for i in 0..3 {
+        let overlap = ha[i] + hb[0] * abs_r[i][0] + hb[1] * abs_r[i][1] + hb[2] * abs_r[i][2] - t[i].abs();
+        if overlap < -prediction {
+            return Some(None);
+        }
+        separated |= overlap < 0.0;
+        if overlap < best_face.0 {
+            best_face = (overlap, i);
+        }
+    }
+    for j in 0..3 {
+        let ra = ha[0] * abs_r[0][j] + ha[1] * abs_r[1][j] + ha[2] * abs_r[2][j];
+        let dist = t[0] * r[0][j] + t[1] * r[1][j] + t[2] * r[2][j];
+        let overlap = ra + hb[j] - dist.abs();
+        if overlap < -prediction {
+            return Some(None);
+        }
+        separated |= overlap < 0.0;
+        if overlap < best_face.0 {
+            best_face = (overlap, 3 + j);
+        }
+    }
+    // Edge axes aᵢ × bⱼ = (0, -r[i2][j], r[i1][j]) rotated to (i, i1, i2) in A's basis.
+    let mut best_edge = (f32::INFINITY, 0usize, 0usize);
+    for i in 0..3 {
+        let (i1, i2) = ((i + 1) % 3, (i + 2) % 3);
+        for j in 0..3 {
+            let (j1, j2) = ((j + 1) % 3, (j + 2) % 3);
+            let len2 = r[i1][j] * r[i1][j] + r[i2][j] * r[i2][j];
+            if len2 < 1e-10 {
+                continue;
+            }
+            let ra = ha[i1] * abs_r[i2][j] + ha[i2] * abs_r[i1][j];
+            let rb = hb[j1] * abs_r[i][j2] + hb[j2] * abs_r[i][j1];
+            let dist = t[i2] * r[i1][j] - t[i1] * r[i2][j];
+            let overlap = (ra + rb - dist.abs()) / len2.sqrt();
+            if overlap < -prediction {
+                return Some(None);
+            }
+            separated |= overlap < 0.0;
+            if overlap < best_edge.0 {
+                best_edge = (overlap, i, j);
+            }
+        }
+    }
+    if separated {
+        return None;
+    }
+    let flip = |l: Vec3A| if d.dot(l) < 0.0 { -l } else { l };
+    if best_edge.0 < best_face.0 * 0.999 - 1e-6 {
+        let (depth, i, j) = best_edge;
+        let n = flip(ax.col(i).cross(bx.col(j)).normalize());
+        let (a0, a1) = ba.edge(i, n);
+        let (b0, b1) = bb.edge(j, -n);
+        let c = closest_points_segment_segment(a0.into(), a1.into(), b0.into(), b1.into());
+        return Some(Some(FrameContact {
+            point_a: c.point_a.into(),
+            point_b: c.point_b.into(),
+            normal: n,
+            separation: -depth,
+        }));
+    }
+    let (depth, k) = best_face;
+    Some(Some(if k < 3 {
+        // A face of A: B's deepest corner along -n.
+        let n = flip(ax.col(k));
+        let pb = bb.support(-n);
+        FrameContact { point_a: pb + n * depth, point_b: pb, normal: n, separation: -depth }
+    } else {
+        let n = flip(bx.col(k - 3));
+        let pa = ba.support(n);
+        FrameContact { point_a: pa, point_b: pa - n * depth, normal: n, separation: -depth }
+    }))
+}
+
+/// A box (A) against a triangle (B) by the 13-axis separating-axis test: the triangle's normal,
+/// the box's three face normals and the nine cross products of box axes and triangle edges. The
+/// triangle is flat, so each axis is tried in both directions (`min` of the two overlaps); the
+/// smallest overlap over the axes is the exact penetration of the two polytopes.
+///
+/// Answers as [`cuboid_cuboid`]; also `None` (use GJK) for a zero-area triangle.
+pub(crate) fn cuboid_triangle(
+    cb: &crate::shape::Cuboid,
+    a: &Side,
+    tri: &crate::shape::Triangle,
+    b: &Side,
+    prediction: f32,
+) -> Option<Option<FrameContact>> {
+    // Everything in the box's basis (the box at the origin, axis-aligned), mapped back at the end.
+    let frame_box = FrameBox::new(a, cb.half_extents);
+    let (axes, center) = (frame_box.axes, frame_box.center);
+    let to_box = |p: Vec3A| {
+        let d = p - center;
+        Vec3A::new(axes.x_axis.dot(d), axes.y_axis.dot(d), axes.z_axis.dot(d))
+    };
+    let bx = FrameBox { center: Vec3A::ZERO, axes: Mat3A::IDENTITY, half: frame_box.half };
+    let t = tri.points.map(|p| to_box(b.place(p.into())));
+    let edges = [t[1] - t[0], t[2] - t[1], t[0] - t[2]];
+    let normal = edges[0].cross(edges[1]);
+    let n2 = normal.length_squared();
+    if !(n2 > 1e-12 * edges[0].length_squared() * edges[1].length_squared()) {
+        return None;
+    }
+    // (overlap, unit normal from the box to the triangle, axis kind: 0..3 box face, 3 triangle
+    // face, 4 + 3i + j edge i of the box with edge j of the triangle)
+    let test = |l: Vec3A| -> (f32, Vec3A) {
+        let (c, r) = (0.0, bx.half.dot(l.abs()));
+        let (p0, p1, p2) = (t[0].dot(l), t[1].dot(l), t[2].dot(l));
+        let (lo, hi) = (p0.min(p1).min(p2), p0.max(p1).max(p2));
+        let (push_up, push_down) = (c + r - lo, hi - (c - r));
+        if push_up <= push_down { (push_up, l) } else { (push_down, -l) }
+    };
+    let mut best_face = (f32::INFINITY, Vec3A::ZERO, 0usize);
+    let mut separated = false;
+    for (k, l) in [bx.axes.x_axis, bx.axes.y_axis, bx.axes.z_axis, normal / n2.sqrt()].into_iter().enumerate()
+    {
+        let (overlap, n) = test(l);
+        if overlap < -prediction {
+            return Some(None);
+        }
+        separated |= overlap < 0.0;
+        if overlap < best_face.0 {
+            best_face = (overlap, n, k);
+        }
+    }
+    let mut best_edge = (f32::INFINITY, Vec3A::ZERO, 0usize, 0usize);
+    for i in 0..3 {
+        for (j, e) in edges.iter().enumerate() {
+            let l = bx.axes.col(i).cross(*e);
+            let len2 = l.length_squared();
+            if len2 < 1e-10 * e.length_squared() {
+                continue;
+            }
+            let (overlap, n) = test(l / len2.sqrt());
+            if overlap < -prediction {
+                return Some(None);
+            }
+            separated |= overlap < 0.0;
+            if overlap < best_edge.0 {
+                best_edge = (overlap, n, i, j);
+            }
+        }
+    }
+    if separated {
+        return None;
+    }
+    if best_edge.0 < best_face.0 * 0.999 - 1e-6 {
+        let (depth, n, i, j) = best_edge;
+        let (a0, a1) = bx.edge(i, n);
+        let (b0, b1) = (t[j], t[(j + 1) % 3]);
+        let c = closest_points_segment_segment(a0.into(), a1.into(), b0.into(), b1.into());
+        let local = FrameContact {
+            point_a: c.point_a.into(),
+            point_b: c.point_b.into(),
+            normal: n,
+            separation: -depth,
+        };
+        return Some(Some(local.mapped(&axes, center)));
+    }
+    let (depth, n, k) = best_face;
+    let local = if k < 3 {
+        // A face of the box: the triangle's deepest vertex along -n.
+        let pb = t.into_iter().fold(t[0], |m, p| if p.dot(n) < m.dot(n) { p } else { m });
+        FrameContact { point_a: pb + n * depth, point_b: pb, normal: n, separation: -depth }
+    } else {
+        let pa = bx.support(n);
+        FrameContact { point_a: pa, point_b: pa - n * depth, normal: n, separation: -depth }
+    };
+    Some(Some(local.mapped(&axes, center)))
+}

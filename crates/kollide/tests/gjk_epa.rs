@@ -1,0 +1,553 @@
+//! The narrow phase: GJK distances against analytic values, GJK/EPA against the support-function
+//! reference for every pair of shape kinds, the separating-axis fast paths against GJK/EPA,
+//! manifold symmetry, the whole query × pair matrix, warm starts and bad input.
+
+use glam::{Affine3A, Quat, Vec3};
+use kollide::narrow::{
+    Contact, ContactManifold, GjkCache, NarrowError, contact, contact_gjk_epa, contact_manifold, distance,
+    intersects,
+};
+use kollide::shape::{Ball, Capsule, ConvexShape, Cuboid, ShapeKind, Triangle, is_similarity};
+use kollide_testkit::random::{self, TestRng};
+use kollide_testkit::reference_convex::{
+    RefShape, cuboid_triangles, gap, random_shape, segment_segment_distance, signed_distance,
+    triangle_soup_distance,
+};
+use rand::Rng;
+
+fn rng(seed: u64) -> TestRng {
+    random::rng(0x0616_be9a ^ seed)
+}
+
+fn rigid(rng: &mut TestRng, spread: f32) -> Affine3A {
+    Affine3A::from_rotation_translation(random::rotation3(rng), random::point3(rng, spread))
+}
+
+fn general(rng: &mut TestRng, spread: f32) -> Affine3A {
+    match rng.random_range(0..3) {
+        0 => rigid(rng, spread),
+        1 => Affine3A::from_scale_rotation_translation(
+            Vec3::splat(rng.random_range(0.5..2.0)),
+            random::rotation3(rng),
+            random::point3(rng, spread),
+        ),
+        _ => {
+            // Milder than `random::affine3`: scales in [0.5, 2] and some shear.
+            let m = glam::Mat3::from_quat(random::rotation3(rng))
+                * glam::Mat3::from_cols(Vec3::X, Vec3::new(rng.random_range(-0.3..0.3), 1.0, 0.0), Vec3::Z)
+                * glam::Mat3::from_diagonal(Vec3::new(
+                    rng.random_range(0.5..2.0),
+                    rng.random_range(0.5..2.0),
+                    rng.random_range(0.5..2.0),
+                ));
+            Affine3A::from_mat3_translation(m, random::point3(rng, spread))
+        }
+    }
+}
+
+fn gjk_sep(a: &ConvexShape, am: &Affine3A, b: &ConvexShape, bm: &Affine3A) -> Option<Contact> {
+    contact_gjk_epa(a, am, b, bm, f32::INFINITY, &mut GjkCache::default()).unwrap()
+}
+
+#[test]
+fn gjk_distance_equals_the_analytic_value_for_spheres_capsules_and_boxes() {
+    let mut rng = rng(1);
+    let mut separated = [0; 3];
+    for case in 0..3000 {
+        // Spheres.
+        let (ra, rb) = (rng.random_range(0.1..1.0), rng.random_range(0.1..1.0));
+        let (ma, mb) = (rigid(&mut rng, 2.0), rigid(&mut rng, 2.0));
+        let c = gjk_sep(&Ball::new(ra).into(), &ma, &Ball::new(rb).into(), &mb).unwrap();
+        let exact = (mb.translation - ma.translation).length() - ra - rb;
+        if exact > 0.0 {
+            separated[0] += 1;
+            assert!(
+                (c.separation - exact).abs() <= 1e-5 * (1.0 + exact),
+                "balls: {} vs {exact}",
+                c.separation
+            );
+        }
+        // Capsules.
+        let (ca, cb) =
+            (Capsule::new(rng.random_range(0.1..1.0), 0.2), Capsule::new(rng.random_range(0.1..1.0), 0.3));
+        let (ma, mb) = (rigid(&mut rng, 2.0), rigid(&mut rng, 2.0));
+        let seg = |c: &Capsule, m: &Affine3A| c.segment().map(|p| m.transform_point3(p).as_dvec3());
+        let ([a0, a1], [b0, b1]) = (seg(&ca, &ma), seg(&cb, &mb));
+        let exact = segment_segment_distance(a0, a1, b0, b1) - 0.5;
+        let c = gjk_sep(&ca.into(), &ma, &cb.into(), &mb).unwrap();
+        if exact > 0.0 {
+            separated[1] += 1;
+            assert!(
+                (c.separation as f64 - exact).abs() <= 1e-5 * (1.0 + exact),
+                "capsules: {} vs {exact}",
+                c.separation
+            );
+        }
+        // Boxes (exact polytope distance over the triangle pairs; a costly reference, so on a
+        // quarter of the cases).
+        if case % 4 != 0 {
+            continue;
+        }
+        let (ha, hb) = (Vec3::new(0.3, 0.5, 0.7), Vec3::new(0.6, 0.2, 0.4));
+        let (ma, mb) = (rigid(&mut rng, 2.0), rigid(&mut rng, 2.0));
+        let c = gjk_sep(&Cuboid::new(ha).into(), &ma, &Cuboid::new(hb).into(), &mb).unwrap();
+        if c.separation > 1e-3 {
+            separated[2] += 1;
+            let exact = triangle_soup_distance(&cuboid_triangles(ha, &ma), &cuboid_triangles(hb, &mb));
+            assert!(
+                (c.separation as f64 - exact).abs() <= 1e-5 * (1.0 + exact),
+                "boxes: {} vs {exact}",
+                c.separation
+            );
+        }
+    }
+    assert!(separated[0] > 500 && separated[1] > 500 && separated[2] > 150, "{separated:?}");
+}
+
+/// Checks a contact against the reference: the signed distance matches the reference search, or
+/// the separation along the reported normal matches it (a certificate); both points lie on their
+/// shapes.
+fn check_against_reference(
+    a: &ConvexShape,
+    am: &Affine3A,
+    b: &ConvexShape,
+    bm: &Affine3A,
+    c: &Contact,
+    what: &str,
+) {
+    let (ra, rb) = (RefShape::new(a, am), RefShape::new(b, bm));
+    let reference = signed_distance(&ra, &rb);
+    let similar = is_similarity(am).is_some() && is_similarity(bm).is_some();
+    let scale = 1.0 + am.translation.abs().max(bm.translation.abs()).max_element() as f64;
+    // Exact in f32 up to EPA's relative tolerance under similarities; GJK on curved shapes under
+    // anisotropic maps stalls on nearly flat sides (see the shape tests), hence the looser bound.
+    let tol = if similar { 2e-4 } else { 3e-3 } * scale;
+    let got = c.separation as f64;
+    let along = gap(&ra, &rb, c.normal.as_dvec3().normalize());
+    assert!(
+        (got - reference).abs() <= tol || (got - along).abs() <= tol && got >= reference - tol,
+        "{what}: separation {got}, reference {reference}, gap along the normal {along}"
+    );
+    assert!((c.normal.length() - 1.0).abs() < 1e-4, "{what}: normal not unit");
+    for (r, p) in [(&ra, c.point_a), (&rb, c.point_b)] {
+        assert!(r.contains_within(p.as_dvec3(), tol * 2.0), "{what}: witness point not on its shape");
+    }
+}
+
+#[test]
+fn gjk_epa_matches_the_reference_for_every_pair_of_kinds() {
+    let mut rng = rng(2);
+    let mut total_penetrating = 0;
+    for ka in ShapeKind::ALL {
+        for kb in ShapeKind::ALL {
+            let mut penetrating = 0;
+            for case in 0..6 {
+                let a = random_shape(&mut rng, ka);
+                let b = random_shape(&mut rng, kb);
+                let (am, bm) = (general(&mut rng, 1.2), general(&mut rng, 1.2));
+                let what = format!("{ka:?}-{kb:?} case {case}");
+                let c = gjk_sep(&a, &am, &b, &bm).unwrap();
+                penetrating += usize::from(c.separation < 0.0);
+                check_against_reference(&a, &am, &b, &bm, &c, &what);
+                // The dispatching entry point agrees with the general path.
+                let d = contact(&a, &am, &b, &bm, f32::INFINITY, &mut GjkCache::default()).unwrap().unwrap();
+                check_against_reference(&a, &am, &b, &bm, &d, &what);
+            }
+            total_penetrating += penetrating;
+        }
+    }
+    assert!(total_penetrating > 12 * 12 * 6 / 4, "only {total_penetrating} penetrating cases");
+}
+
+/// Random poses for the fast-path pairs: about half penetrating, some near misses.
+fn fast_pair(
+    rng: &mut TestRng,
+    (ka, kb): (ShapeKind, ShapeKind),
+) -> (ConvexShape, Affine3A, ConvexShape, Affine3A) {
+    let a = random_shape(rng, ka);
+    let b = random_shape(rng, kb);
+    let scale = |rng: &mut TestRng| if rng.random_bool(0.3) { rng.random_range(0.5..2.0) } else { 1.0 };
+    let (sa, sb) = (scale(rng), scale(rng));
+    let am = Affine3A::from_scale_rotation_translation(
+        Vec3::splat(sa),
+        random::rotation3(rng),
+        random::point3(rng, 0.3),
+    );
+    let bm = Affine3A::from_scale_rotation_translation(
+        Vec3::splat(sb),
+        random::rotation3(rng),
+        random::point3(rng, 2.0),
+    );
+    (a, am, b, bm)
+}
+
+#[test]
+fn fast_paths_equal_gjk_epa_on_ten_thousand_pairs_each() {
+    let pairs = [
+        (3, (ShapeKind::Ball, ShapeKind::Ball)),
+        (4, (ShapeKind::Capsule, ShapeKind::Capsule)),
+        (5, (ShapeKind::Cuboid, ShapeKind::Cuboid)),
+        (9, (ShapeKind::Cuboid, ShapeKind::Triangle)),
+        (10, (ShapeKind::Triangle, ShapeKind::Cuboid)),
+        (11, (ShapeKind::Ball, ShapeKind::Capsule)),
+    ];
+    for (seed, kind) in pairs {
+        let mut rng = rng(seed);
+        let (mut hits, mut deep) = (0, 0);
+        for case in 0..10_000 {
+            let (a, am, b, bm) = fast_pair(&mut rng, kind);
+            let prediction = 0.1;
+            let fast = contact(&a, &am, &b, &bm, prediction, &mut GjkCache::default()).unwrap();
+            let slow = contact_gjk_epa(&a, &am, &b, &bm, prediction, &mut GjkCache::default()).unwrap();
+            let scale = 1.0 + bm.translation.abs().max_element();
+            match (fast, slow) {
+                (Some(f), Some(s)) => {
+                    hits += 1;
+                    deep += usize::from(f.separation < -0.1);
+                    let tol = 2e-4 * scale + 2e-3 * (-s.separation).max(0.0);
+                    assert!(
+                        (f.separation - s.separation).abs() <= tol,
+                        "{kind:?} case {case}: fast {f:?} vs GJK/EPA {s:?}"
+                    );
+                    // Both normals are valid: the fast one certifies its separation.
+                    let along = gap(
+                        &RefShape::new(&a, &am),
+                        &RefShape::new(&b, &bm),
+                        f.normal.as_dvec3().normalize(),
+                    );
+                    assert!(
+                        (along - f.separation as f64).abs() <= 1e-3 * scale as f64,
+                        "{kind:?} case {case}: normal"
+                    );
+                }
+                (None, None) => {}
+                (f, s) => {
+                    // Only pairs within rounding of the prediction distance may disagree.
+                    let sep = f.or(s).unwrap().separation;
+                    assert!((sep - prediction).abs() < 1e-4 * scale, "{kind:?} case {case}: {f:?} vs {s:?}");
+                }
+            }
+        }
+        assert!(hits > 1500 && deep > 300, "{kind:?}: {hits} contacts, {deep} deep");
+    }
+}
+
+fn manifold(a: &ConvexShape, am: &Affine3A, b: &ConvexShape, bm: &Affine3A) -> ContactManifold {
+    let mut m = ContactManifold::default();
+    contact_manifold(a, am, b, bm, 0.05, &mut GjkCache::default(), &mut m).unwrap();
+    m
+}
+
+#[test]
+fn manifolds_are_symmetric() {
+    let kinds = [
+        (ShapeKind::Cuboid, ShapeKind::Cuboid),
+        (ShapeKind::Ball, ShapeKind::Cuboid),
+        (ShapeKind::Capsule, ShapeKind::Cuboid),
+        (ShapeKind::Capsule, ShapeKind::Capsule),
+        (ShapeKind::Hull, ShapeKind::Hull),
+        (ShapeKind::Cylinder, ShapeKind::Cylinder),
+        (ShapeKind::Cuboid, ShapeKind::Triangle),
+        (ShapeKind::RoundedCuboid, ShapeKind::Hull),
+    ];
+    let mut rng = rng(6);
+    for (ka, kb) in kinds {
+        let (mut multi, mut asymmetric) = (0, 0);
+        for case in 0..1500 {
+            let a = random_shape(&mut rng, ka);
+            let b = random_shape(&mut rng, kb);
+            let am = rigid(&mut rng, 0.3);
+            let bm = if case % 2 == 0 {
+                // Resting: B above A with a nearly aligned face.
+                let tilt = Quat::from_axis_angle(random::unit3(&mut rng), rng.random_range(0.0..0.02));
+                let mut m = am
+                    * Affine3A::from_rotation_translation(
+                        tilt,
+                        Vec3::new(0.0, rng.random_range(0.5..2.0), 0.0),
+                    );
+                m.translation += glam::Vec3A::from(random::point3(&mut rng, 0.3));
+                m
+            } else {
+                rigid(&mut rng, 1.5)
+            };
+            let (m1, m2) = (manifold(&a, &am, &b, &bm), manifold(&b, &bm, &a, &am));
+            // Manifolds are for resting and shallow contacts; deep overlaps (a tenth of the
+            // shapes' size) may pick different incident features from slightly different normals.
+            if m1.points().iter().chain(m2.points()).any(|p| p.separation < -0.1) {
+                continue;
+            }
+            if m1.is_empty() && m2.is_empty() {
+                continue;
+            }
+            multi += usize::from(m1.len() > 1);
+            // GJK stops when the distance is within 1e-6 (relative) of the optimum, which leaves
+            // the direction of a separated single-point contact accurate to about its square root.
+            let tol = 2e-3;
+            let symmetric = m1.len() == m2.len()
+                && (m1.normal + m2.normal).length() < tol
+                && m1.points().iter().all(|p| {
+                    m2.points().iter().any(|q| {
+                        (p.point_a - q.point_b).length() < tol
+                            && (p.point_b - q.point_a).length() < tol
+                            && (p.separation - q.separation).abs() < 1e-4
+                    })
+                });
+            if !symmetric {
+                // Known weakness, tolerated in at most 1% of the cases: when more than four clipped
+                // points are reduced to four, near-equal candidates can win in one order and not
+                // the other; a point within rounding of the prediction distance can be kept in one
+                // order only; and EPA's witness points and normals on hulls and curved shapes differ
+                // slightly by order (its stopping tolerance is 1e-5 relative).
+                asymmetric += 1;
+            }
+        }
+        assert!(asymmetric * 100 <= 1500, "{ka:?}-{kb:?}: {asymmetric} asymmetric manifolds");
+        // (A capsule stands on its round end in the resting poses, which is one point.)
+        if ka != ShapeKind::Ball && ka != ShapeKind::Capsule {
+            assert!(multi > 20, "{ka:?}-{kb:?}: only {multi} multi-point manifolds");
+        }
+    }
+}
+
+#[test]
+fn a_box_resting_on_a_box_gets_four_points() {
+    let a = ConvexShape::Cuboid(Cuboid::new(Vec3::new(2.0, 0.5, 2.0)));
+    let b = ConvexShape::Cuboid(Cuboid::new(Vec3::splat(0.5)));
+    let bm = Affine3A::from_rotation_translation(Quat::from_rotation_y(0.3), Vec3::new(0.2, 0.99, -0.1));
+    let m = manifold(&a, &Affine3A::IDENTITY, &b, &bm);
+    assert_eq!(m.len(), 4);
+    assert!((m.normal - Vec3::Y).length() < 1e-6);
+    for p in m.points() {
+        assert!((p.separation + 0.01).abs() < 1e-5, "{p:?}");
+        assert!((p.point_a.y - 0.5).abs() < 1e-5);
+    }
+    let ids: std::collections::HashSet<u32> = m.points().iter().map(|p| p.id).collect();
+    assert_eq!(ids.len(), 4);
+}
+
+/// Every query on every ordered pair of kinds, touching, penetrating and apart, answers (never an
+/// error for valid input, never a silent miss): the matrix of the issue.
+#[test]
+fn every_query_supports_every_pair_of_kinds() {
+    let mut rng = rng(7);
+    let mut matrix = 0;
+    for ka in ShapeKind::ALL {
+        for kb in ShapeKind::ALL {
+            let a = random_shape(&mut rng, ka);
+            let b = random_shape(&mut rng, kb);
+            for offset in [0.0f32, 10.0] {
+                let am = rigid(&mut rng, 0.1);
+                let bm = Affine3A::from_translation(Vec3::new(offset, 0.0, 0.0)) * rigid(&mut rng, 0.1);
+                let mut cache = GjkCache::default();
+                let d = distance(&a, &am, &b, &bm, &mut cache).unwrap();
+                let hit = intersects(&a, &am, &b, &bm, &mut cache).unwrap();
+                let c = contact(&a, &am, &b, &bm, 0.0, &mut cache).unwrap();
+                let far = contact(&a, &am, &b, &bm, 100.0, &mut cache).unwrap();
+                let mut m = ContactManifold::default();
+                contact_manifold(&a, &am, &b, &bm, 0.0, &mut cache, &mut m).unwrap();
+                let general = contact_gjk_epa(&a, &am, &b, &bm, 0.0, &mut cache).unwrap();
+                assert_eq!(general.is_some(), c.is_some(), "{ka:?}-{kb:?}: general path vs dispatch");
+                // Cast B back towards A from 20 units away along +x: it must hit (the shapes'
+                // projections on the yz plane overlap when they are stacked at the same y, z).
+                let back = Affine3A::from_translation(Vec3::new(20.0, 0.0, 0.0)) * bm;
+                let cast =
+                    kollide::narrow::cast_shape(&a, &am, &b, &back, Vec3::NEG_X, 40.0, &mut cache).unwrap();
+                if offset == 0.0 && hit {
+                    let t = cast.expect("stacked shapes are hit").t;
+                    assert!(t <= 20.0 + 1e-3, "{ka:?}-{kb:?}: cast t {t}");
+                }
+                if offset == 0.0 {
+                    // Both shapes hold a neighbourhood of their origin... except flat triangles,
+                    // which may miss it: check consistency rather than the answer then.
+                    assert_eq!(hit, d == 0.0, "{ka:?}-{kb:?}");
+                } else {
+                    assert!(!hit && d > 5.0 && c.is_none() && m.is_empty(), "{ka:?}-{kb:?} apart");
+                }
+                assert_eq!(hit, c.is_some(), "{ka:?}-{kb:?}: intersects vs contact");
+                assert_eq!(c.is_some(), !m.is_empty(), "{ka:?}-{kb:?}: contact vs manifold");
+                let far = far.expect("within 100");
+                assert!(
+                    (far.separation.max(0.0) - d).abs() <= 1e-4 * (1.0 + d),
+                    "{ka:?}-{kb:?}: distance vs contact"
+                );
+                matrix += 1;
+            }
+        }
+    }
+    assert_eq!(matrix, 12 * 12 * 2);
+}
+
+#[test]
+fn warm_started_queries_give_the_same_answers() {
+    let mut rng = rng(8);
+    for kind in [ShapeKind::Hull, ShapeKind::Cylinder, ShapeKind::RoundedCone, ShapeKind::Cuboid] {
+        let a = random_shape(&mut rng, kind);
+        let b = random_shape(&mut rng, kind);
+        let mut cache = GjkCache::default();
+        let mut bm = rigid(&mut rng, 0.01);
+        bm.translation = glam::Vec3A::new(3.0, 0.0, 0.0);
+        for step in 0..200 {
+            // B slides towards A and through it.
+            bm.translation.x -= 0.02;
+            let warm = contact(&a, &Affine3A::IDENTITY, &b, &bm, 10.0, &mut cache).unwrap().unwrap();
+            let cold =
+                contact(&a, &Affine3A::IDENTITY, &b, &bm, 10.0, &mut GjkCache::default()).unwrap().unwrap();
+            assert!(
+                (warm.separation - cold.separation).abs() < 1e-4,
+                "{kind:?} step {step}: {warm:?} vs {cold:?}"
+            );
+        }
+        assert!(!cache.is_empty());
+    }
+}
+
+#[test]
+fn bad_input_is_refused_with_an_error() {
+    let ball = ConvexShape::Ball(Ball::new(1.0));
+    let bad = ConvexShape::Ball(Ball::new(f32::NAN));
+    let id = Affine3A::IDENTITY;
+    let mut cache = GjkCache::default();
+    assert_eq!(distance(&bad, &id, &ball, &id, &mut cache), Err(NarrowError::InvalidShape(0)));
+    assert_eq!(distance(&ball, &id, &bad, &id, &mut cache), Err(NarrowError::InvalidShape(1)));
+    let nan = Affine3A::from_translation(Vec3::NAN);
+    assert_eq!(contact(&ball, &nan, &ball, &id, 0.0, &mut cache), Err(NarrowError::NonFinite));
+    assert_eq!(contact(&ball, &id, &ball, &id, f32::NAN, &mut cache), Err(NarrowError::NonFinite));
+    let mut m = ContactManifold::default();
+    assert_eq!(
+        contact_manifold(&ball, &id, &ball, &nan, 0.0, &mut cache, &mut m),
+        Err(NarrowError::NonFinite)
+    );
+    // Degenerate but valid: concentric balls, crossing segments, coincident points, a zero map.
+    let c = contact(&ball, &id, &ball, &id, 0.0, &mut cache).unwrap().unwrap();
+    assert_eq!(c.separation, -2.0);
+    let point = ConvexShape::Ball(Ball::new(0.0));
+    let c = contact(&point, &id, &point, &id, 0.0, &mut cache).unwrap().unwrap();
+    assert_eq!(c.separation, 0.0);
+    let seg = ConvexShape::Capsule(Capsule::new(1.0, 0.0));
+    let cross = Affine3A::from_rotation_z(std::f32::consts::FRAC_PI_2);
+    let c = contact(&seg, &id, &seg, &cross, 1e-6, &mut cache).unwrap().unwrap();
+    assert!(c.separation.abs() < 1e-6 && (c.normal.z.abs() - 1.0).abs() < 1e-6, "{c:?}");
+    let squash = Affine3A::from_scale(Vec3::ZERO);
+    assert!(contact(&ball, &squash, &ball, &id, 0.0, &mut cache).unwrap().is_some());
+    let tri = ConvexShape::Triangle(Triangle::new(Vec3::ZERO, Vec3::X, Vec3::Y));
+    let c = contact(&tri, &id, &tri, &id, 0.0, &mut cache).unwrap().unwrap();
+    assert!(c.separation <= 0.0 && c.separation > -1e-6, "coplanar triangles: {c:?}");
+}
+
+/// Manifolds under general affine placements: every point lies on both shapes, its separation is
+/// the gap between its two points along the normal, and the deepest point equals the contact.
+#[test]
+fn manifold_points_lie_on_the_shapes_under_affine_maps() {
+    let mut rng = rng(12);
+    let mut multi = 0;
+    for ka in ShapeKind::ALL {
+        for kb in ShapeKind::ALL {
+            for _ in 0..12 {
+                let a = random_shape(&mut rng, ka);
+                let b = random_shape(&mut rng, kb);
+                let (am, bm) = (general(&mut rng, 0.8), general(&mut rng, 0.8));
+                let mut m = ContactManifold::default();
+                contact_manifold(&a, &am, &b, &bm, 0.0, &mut GjkCache::default(), &mut m).unwrap();
+                let c = contact(&a, &am, &b, &bm, 0.0, &mut GjkCache::default()).unwrap();
+                assert_eq!(m.is_empty(), c.is_none(), "{ka:?}-{kb:?}");
+                let Some(c) = c else { continue };
+                multi += usize::from(m.len() > 1);
+                let (ra, rb) = (RefShape::new(&a, &am), RefShape::new(&b, &bm));
+                let tol = 2e-3;
+                for p in m.points() {
+                    assert!(ra.contains_within(p.point_a.as_dvec3(), tol), "{ka:?}-{kb:?}: {p:?} not on A");
+                    assert!(rb.contains_within(p.point_b.as_dvec3(), tol), "{ka:?}-{kb:?}: {p:?} not on B");
+                    let gap = (p.point_b - p.point_a).dot(m.normal);
+                    assert!((gap - p.separation).abs() < 1e-4, "{ka:?}-{kb:?}: {p:?}");
+                }
+                let deepest = m.points().iter().map(|p| p.separation).fold(f32::INFINITY, f32::min);
+                assert!(
+                    (deepest - c.separation).abs() <= 1e-3 * (1.0 + c.separation.abs()),
+                    "{ka:?}-{kb:?}: {deepest} vs {c:?}"
+                );
+            }
+        }
+    }
+    assert!(multi > 50, "only {multi} multi-point manifolds");
+}
+
+/// Linear shape casts against a sampled reference: the first of 400 sample times (refined by
+/// bisection) at which the moved shapes intersect.
+#[test]
+fn shape_casts_find_the_first_time_of_impact() {
+    use kollide::narrow::cast_shape;
+    let mut rng = rng(13);
+    let (mut hits, mut total) = (0, 0);
+    for ka in ShapeKind::ALL {
+        for kb in ShapeKind::ALL {
+            for _ in 0..4 {
+                let a = random_shape(&mut rng, ka);
+                let b = random_shape(&mut rng, kb);
+                let am = general(&mut rng, 0.3);
+                let mut bm = general(&mut rng, 0.3);
+                let start = random::unit3(&mut rng) * 4.0;
+                bm.translation += glam::Vec3A::from(start);
+                let velocity = -start + random::point3(&mut rng, 1.5);
+                let max_t = 1.0;
+                let at = |t: f32| {
+                    let mut m = bm;
+                    m.translation += glam::Vec3A::from(velocity * t);
+                    m
+                };
+                let touching = |t: f32| intersects(&a, &am, &b, &at(t), &mut GjkCache::default()).unwrap();
+                let got = cast_shape(&a, &am, &b, &bm, velocity, max_t, &mut GjkCache::default()).unwrap();
+                let steps = 400;
+                let first = (0..=steps).map(|i| i as f32 / steps as f32 * max_t).find(|&t| touching(t));
+                let reference = first.map(|t1| {
+                    let (mut lo, mut hi) = ((t1 - max_t / steps as f32).max(0.0), t1);
+                    for _ in 0..30 {
+                        let mid = 0.5 * (lo + hi);
+                        if touching(mid) { hi = mid } else { lo = mid }
+                    }
+                    hi
+                });
+                total += 1;
+                let what = format!("{ka:?}-{kb:?}");
+                match (got, reference) {
+                    (Some(h), Some(t)) => {
+                        hits += 1;
+                        assert!((h.t - t).abs() <= 2e-3, "{what}: t {} vs {t}", h.t);
+                        assert!(h.contact.separation <= 1e-4, "{what}: {h:?}");
+                    }
+                    (None, None) => {}
+                    (g, r) => {
+                        // Only grazing casts (touching within rounding) may disagree.
+                        let t = g.map(|h| h.t).or(r).unwrap();
+                        let d = distance(&a, &am, &b, &at(t), &mut GjkCache::default()).unwrap();
+                        assert!(d < 1e-3, "{what}: {g:?} vs {r:?} (distance {d} at {t})");
+                    }
+                }
+            }
+        }
+    }
+    assert!(hits > total / 4 && hits < total * 9 / 10, "{hits} hits of {total}");
+}
+
+/// Degenerate but valid shapes (points, segments, flat boxes, zero-area triangles) get finite,
+/// exact answers.
+#[test]
+fn degenerate_shapes_get_finite_answers() {
+    let mut cache = GjkCache::default();
+    let point = ConvexShape::Cuboid(Cuboid::new(Vec3::ZERO));
+    let at = |x: f32, y: f32| Affine3A::from_translation(Vec3::new(x, y, 0.0));
+    let d = distance(&point, &at(0.0, 0.0), &point, &at(3.0, 4.0), &mut cache).unwrap();
+    assert!((d - 5.0).abs() < 1e-5, "{d}");
+    let flat = ConvexShape::Cuboid(Cuboid::new(Vec3::new(1.0, 0.0, 1.0)));
+    let c = contact(&flat, &at(0.0, 0.0), &flat, &at(0.5, 0.0), 0.0, &mut cache).unwrap().unwrap();
+    assert!(c.separation.abs() < 1e-5 && c.point_a.is_finite() && c.normal.is_finite(), "{c:?}");
+    let d = distance(&flat, &at(0.0, 0.0), &flat, &at(0.0, 2.0), &mut cache).unwrap();
+    assert!((d - 2.0).abs() < 1e-5, "{d}");
+    let sliver = ConvexShape::Triangle(Triangle::new(Vec3::ZERO, Vec3::X, Vec3::X * 2.0));
+    for y in [0.0, 0.5, 3.0] {
+        let c = contact(&sliver, &at(0.0, 0.0), &point, &at(1.5, y), 10.0, &mut cache).unwrap().unwrap();
+        assert!((c.separation - y).abs() < 1e-5 && c.point_a.is_finite(), "{y}: {c:?}");
+        let mut m = ContactManifold::default();
+        contact_manifold(&sliver, &at(0.0, 0.0), &point, &at(1.5, y), 10.0, &mut cache, &mut m).unwrap();
+        assert!(m.points().iter().all(|p| p.point_a.is_finite() && p.point_b.is_finite()));
+    }
+}
