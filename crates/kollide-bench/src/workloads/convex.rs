@@ -4,7 +4,8 @@
 //! prints the measured contact rate). Both sides get the same shapes and world poses and compute
 //! the relative placement themselves: kollide's `distance`, `contact` and `contact_manifold`
 //! against parry's `query::distance`, `query::contact` and its dispatcher's
-//! `contact_manifold_convex_convex` (with a reused manifold, so parry does not allocate).
+//! `contact_manifold_convex_convex`, each side reusing one output manifold (so parry does not
+//! allocate).
 //! Manifold answers are compared by their deepest point; every answer loosely (see [`Loose`]).
 
 use std::cell::RefCell;
@@ -226,12 +227,13 @@ fn contact(n: usize, seed: u64, pair: Pair) -> Option<Box<dyn Prepared>> {
 
 fn manifold(n: usize, seed: u64, pair: Pair) -> Option<Box<dyn Prepared>> {
     let (k, p) = inputs(n, seed, pair);
+    let manifold = RefCell::new(ContactManifold::default());
     let peer_manifold = RefCell::new(pq::ContactManifold::<(), ()>::new());
     Some(Box::new(Batch::new(
         k,
         p,
-        |(a, am, b, bm): &KollideInput| {
-            let mut m = ContactManifold::default();
+        move |(a, am, b, bm): &KollideInput| {
+            let mut m = manifold.borrow_mut();
             if narrow::contact_manifold(a, am, b, bm, PREDICTION, &mut GjkCache::default(), &mut m).is_err() {
                 return Loose(None);
             }

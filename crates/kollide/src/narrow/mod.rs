@@ -230,7 +230,8 @@ fn setup<'a>(
 /// and a radius; `None` for other shapes and maps (and invalid ones, left to [`setup`]).
 #[inline(always)]
 fn as_world_segment(shape: &ConvexShape, map: &Affine3A) -> Option<WorldSegment> {
-    let ok = |x: f32| x >= 0.0 && x.is_finite();
+    // Finite and non-negative in two comparisons (NaN fails both).
+    let ok = |x: f32| (0.0..f32::INFINITY).contains(&x);
     match shape {
         ConvexShape::Ball(s) if ok(s.radius) => {
             let scale = is_similarity(map)?;
@@ -397,6 +398,20 @@ pub fn contact(
     if let Some((c, _)) = quick_contact(a, a_map, b, b_map, prediction) {
         return Ok(c.map(FrameContact::world));
     }
+    contact_general(a, a_map, b, b_map, prediction, cache)
+}
+
+/// [`contact`] past the closed forms for balls and capsules (kept out of line, so that their
+/// path stays short).
+#[inline(never)]
+fn contact_general(
+    a: &ConvexShape,
+    a_map: &Affine3A,
+    b: &ConvexShape,
+    b_map: &Affine3A,
+    prediction: f32,
+    cache: &mut GjkCache,
+) -> Result<Option<Contact>, NarrowError> {
     let (frame, sa, sb) = setup(a, a_map, b, b_map)?;
     Ok(contact_in_frame(&sa, &sb, prediction, cache).map(|c| c.to_world(&frame)))
 }
@@ -429,6 +444,18 @@ pub fn distance(
     if let Some((c, _)) = quick_contact(a, a_map, b, b_map, f32::INFINITY) {
         return Ok(c.map_or(0.0, |c| c.separation.max(0.0)));
     }
+    distance_general(a, a_map, b, b_map, cache)
+}
+
+/// [`distance`] past the closed forms (out of line, see [`contact_general`]).
+#[inline(never)]
+fn distance_general(
+    a: &ConvexShape,
+    a_map: &Affine3A,
+    b: &ConvexShape,
+    b_map: &Affine3A,
+    cache: &mut GjkCache,
+) -> Result<f32, NarrowError> {
     let (_, sa, sb) = setup(a, a_map, b, b_map)?;
     Ok(distance_in_frame(&sa, &sb, cache).max(0.0))
 }
@@ -495,6 +522,20 @@ pub fn contact_manifold(
         }
         return Ok(());
     }
+    manifold_general(a, a_map, b, b_map, prediction, cache, out)
+}
+
+/// [`contact_manifold`] past the closed forms (out of line, see [`contact_general`]).
+#[inline(never)]
+fn manifold_general(
+    a: &ConvexShape,
+    a_map: &Affine3A,
+    b: &ConvexShape,
+    b_map: &Affine3A,
+    prediction: f32,
+    cache: &mut GjkCache,
+    out: &mut ContactManifold,
+) -> Result<(), NarrowError> {
     let (frame, sa, sb) = setup(a, a_map, b, b_map)?;
     let Some(c) = contact_in_frame(&sa, &sb, prediction, cache) else { return Ok(()) };
     manifold::build(&sa, &sb, &c, prediction, out);

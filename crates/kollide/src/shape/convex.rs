@@ -1,6 +1,6 @@
 //! The closed convex-shape enum, affine placement through support mapping, and similarity tests.
 
-use glam::{Affine3A, Mat3A, Vec3, Vec3A};
+use glam::{Affine3A, Mat3A, Vec3, Vec3A, Vec3Swizzles};
 
 use super::{
     Ball, Capsule, Cone, ConvexCore, ConvexHull, Cuboid, Cylinder, MassProperties, PointProjection, Rounded,
@@ -52,19 +52,19 @@ impl<S: SupportMap + ?Sized> SupportMap for &S {
 /// relative tolerance of `1e-5`. `None` otherwise (non-uniform scale, shear, singular or
 /// non-finite maps). Under a similarity, balls stay balls and distances scale by `s`.
 pub fn is_similarity(map: &Affine3A) -> Option<f32> {
-    let m = &map.matrix3;
-    let (x, y, z) = (m.x_axis, m.y_axis, m.z_axis);
-    let s2 = x.length_squared();
-    let tol = 1e-5 * s2;
-    // Evaluated without short-circuits (one branch): the Gram matrix is s² times the identity.
+    // The Gram matrix MᵀM from the rows rᵢ of M: its diagonal (|x|², |y|², |z|²) is Σ rᵢ ⊙ rᵢ and
+    // its off-diagonal (x·y, y·z, z·x) is Σ rᵢ ⊙ rᵢ.yzx (x, y, z the columns), all lanes at once.
+    let rows = map.matrix3.transpose();
+    let (r0, r1, r2) = (rows.x_axis, rows.y_axis, rows.z_axis);
+    let diag = r0 * r0 + r1 * r1 + r2 * r2;
+    let off = r0 * r0.yzx() + r1 * r1.yzx() + r2 * r2.yzx();
+    let s2 = diag.x;
+    let tol = Vec3A::splat(1e-5 * s2);
+    // One branch: NaN fails every comparison; an infinite s² makes `diag - s2` NaN.
     let ok = (s2 > 0.0)
-        & s2.is_finite()
         & map.translation.is_finite()
-        & ((y.length_squared() - s2).abs() <= tol)
-        & ((z.length_squared() - s2).abs() <= tol)
-        & (x.dot(y).abs() <= tol)
-        & (x.dot(z).abs() <= tol)
-        & (y.dot(z).abs() <= tol);
+        & (diag - Vec3A::splat(s2)).abs().cmple(tol).all()
+        & off.abs().cmple(tol).all();
     ok.then(|| s2.sqrt())
 }
 

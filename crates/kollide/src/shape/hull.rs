@@ -308,22 +308,26 @@ impl ConvexHull {
 }
 
 impl SupportMap for ConvexHull {
-    /// The vertex with the largest `dir · v`: a scan over the vertices four at a time.
+    /// The vertex with the largest `dir · v`: a scan over the vertices four at a time that keeps
+    /// the best vertex's coordinates per lane (no index, so no dependent load at the end).
     #[inline]
     fn support(&self, dir: Vec3A) -> Vec3A {
         let (dx, dy, dz) = (Vec4::splat(dir.x), Vec4::splat(dir.y), Vec4::splat(dir.z));
-        let mut best = Vec4::NEG_INFINITY;
-        let mut group = Vec4::ZERO;
-        for (k, [xs, ys, zs]) in self.data.lanes.iter().enumerate() {
+        let lanes = &self.data.lanes;
+        let Some([x0, y0, z0]) = lanes.first() else { return Vec3A::ZERO };
+        let (mut bx, mut by, mut bz) = (*x0, *y0, *z0);
+        let mut best = bx * dx + by * dy + bz * dz;
+        for [xs, ys, zs] in &lanes[1..] {
             let d = *xs * dx + *ys * dy + *zs * dz;
             let better = d.cmpgt(best);
             best = Vec4::select(better, d, best);
-            group = Vec4::select(better, Vec4::splat(k as f32), group);
+            bx = Vec4::select(better, *xs, bx);
+            by = Vec4::select(better, *ys, by);
+            bz = Vec4::select(better, *zs, bz);
         }
+        // A NaN direction matches no lane: lane 0 (the first vertex of some group).
         let lane = best.cmpeq(Vec4::splat(best.max_element())).bitmask().trailing_zeros() as usize & 3;
-        // A NaN direction leaves every lane at -inf and group 0: vertex 0.
-        let index = group[lane] as usize * 4 + lane;
-        self.data.vertices.get(index).map_or(Vec3A::from(self.data.vertices[0]), |&v| v.into())
+        Vec3A::new(bx[lane], by[lane], bz[lane])
     }
 }
 
