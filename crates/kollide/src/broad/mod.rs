@@ -375,70 +375,44 @@ impl<B: BroadBounds, E> Slots<B, E> {
 
 /// Sorts `pairs` (each already `(smaller, larger)`) and drops repeats.
 ///
-/// Large lists are sorted by counting: first by the high bits of the first id (one pass over
-/// memory into groups of 1024 first ids), then each group, which fits in cache, by the low bits
-/// of the first id; the partners of each first id are then a short run, sorted by insertion.
+/// Large lists are sorted by a least significant digit radix sort of the key `(a << bits) | b`,
+/// where `bits` is the width of the largest id: a few passes of at most 12-bit digits.
 fn sort_pairs(pairs: &mut Vec<Pair>) {
-    const LOW: u32 = 10;
     if pairs.len() < 4096 {
         pairs.sort_unstable();
         pairs.dedup();
         return;
     }
-    let groups = (pairs.iter().map(|p| p.0).max().unwrap_or(0) >> LOW) as usize + 1;
-    let mut starts = vec![0usize; groups + 1];
+    let largest = pairs.iter().map(|p| p.1).max().unwrap_or(0);
+    let bits = (u32::BITS - largest.leading_zeros()).max(1);
+    let key = |p: &Pair| (u64::from(p.0) << bits) | u64::from(p.1);
+    let passes = (2 * bits).div_ceil(12) as usize;
+    let width = (2 * bits).div_ceil(passes as u32);
+    let mask = (1u64 << width) - 1;
+    let mut counts = vec![0usize; passes << width];
     for p in pairs.iter() {
-        starts[(p.0 >> LOW) as usize + 1] += 1;
-    }
-    for g in 1..starts.len() {
-        starts[g] += starts[g - 1];
-    }
-    let mut grouped = vec![(0u32, 0u32); pairs.len()];
-    let mut next = starts.clone();
-    for &p in pairs.iter() {
-        let g = (p.0 >> LOW) as usize;
-        grouped[next[g]] = p;
-        next[g] += 1;
-    }
-    let mut counts = vec![0usize; 1 << LOW];
-    for g in 0..groups {
-        let (from, to) = (starts[g], starts[g + 1]);
-        if from == to {
-            continue;
+        let k = key(p);
+        for pass in 0..passes {
+            counts[(pass << width) + ((k >> (pass as u32 * width)) & mask) as usize] += 1;
         }
-        counts.fill(0);
-        for p in &grouped[from..to] {
-            counts[(p.0 & ((1 << LOW) - 1)) as usize] += 1;
+    }
+    let mut other = vec![(0u32, 0u32); pairs.len()];
+    for pass in 0..passes {
+        let counts = &mut counts[pass << width..(pass + 1) << width];
+        if counts.contains(&pairs.len()) {
+            continue;
         }
         let mut sum = 0;
         for c in counts.iter_mut() {
             (*c, sum) = (sum, sum + *c);
         }
-        let out = &mut pairs[from..to];
-        for &p in &grouped[from..to] {
-            let k = &mut counts[(p.0 & ((1 << LOW) - 1)) as usize];
-            out[*k] = p;
-            *k += 1;
+        let shift = pass as u32 * width;
+        for p in pairs.iter() {
+            let d = &mut counts[((key(p) >> shift) & mask) as usize];
+            other[*d] = *p;
+            *d += 1;
         }
-        // `counts[k]` is now the end of the run of low bits `k`.
-        let mut start = 0;
-        for &end in counts.iter() {
-            let run = &mut out[start..end];
-            if run.len() > 24 {
-                run.sort_unstable_by_key(|p| p.1);
-            } else {
-                for i in 1..run.len() {
-                    let p = run[i];
-                    let mut j = i;
-                    while j > 0 && run[j - 1].1 > p.1 {
-                        run[j] = run[j - 1];
-                        j -= 1;
-                    }
-                    run[j] = p;
-                }
-            }
-            start = end;
-        }
+        std::mem::swap(pairs, &mut other);
     }
     pairs.dedup();
 }
@@ -489,4 +463,32 @@ fn ray_axis_span<B: BroadBounds>(ray: &B::Ray, max_t: f32, axis: usize) -> (f32,
     let reach = if d == 0.0 { 0.0 } else { d * max_t };
     let end = o + reach;
     if end < o { (end, o) } else { (o, end) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{MAX_ID, Pair, sort_pairs};
+
+    #[test]
+    fn sort_pairs_sorts_and_drops_repeats_like_the_standard_sort() {
+        let mut state = 987_654_321u64;
+        let mut next = move |bound: u32| {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            ((state >> 33) % u64::from(bound)) as u32
+        };
+        // Small and large lists, narrow and full id ranges, many repeats.
+        for (len, largest) in [(100, 50), (5000, 2), (5000, 300), (20_000, 100_000), (20_000, MAX_ID)] {
+            let mut pairs: Vec<Pair> = (0..len)
+                .map(|_| {
+                    let (a, b) = (next(largest + 1), next(largest + 1));
+                    (a.min(b), a.max(b))
+                })
+                .collect();
+            let mut expected = pairs.clone();
+            expected.sort_unstable();
+            expected.dedup();
+            sort_pairs(&mut pairs);
+            assert_eq!(pairs, expected, "{len} pairs, ids up to {largest}");
+        }
+    }
 }

@@ -14,14 +14,15 @@ struct Block {
     lo: [Vec4; 3],
     hi: [Vec4; 3],
     id: [u32; 4],
-    /// Each box's first column, `(second << 16) | first`.
-    corner: [u32; 4],
+    /// The lanes whose box starts in this block's column on each grid axis (its first column
+    /// there is this one), as 4-bit masks; padding lanes are set.
+    first: [u8; 2],
 }
 
 impl Block {
     /// Padding: lower bounds `+∞` and upper bounds `-∞` overlap nothing and end every sweep.
     const PADDING: Block =
-        Block { lo: [Vec4::INFINITY; 3], hi: [Vec4::NEG_INFINITY; 3], id: [0; 4], corner: [0; 4] };
+        Block { lo: [Vec4::INFINITY; 3], hi: [Vec4::NEG_INFINITY; 3], id: [0; 4], first: [0b1111; 2] };
 
     /// The lanes whose boxes overlap the box `(lo, hi)` (splatted), as a 4-bit mask.
     #[inline(always)]
@@ -31,6 +32,15 @@ impl Block {
             hit &= self.lo[a].cmple(hi[a]) & self.hi[a].cmpge(lo[a]);
         }
         hit.bitmask()
+    }
+
+    /// The lanes that may report a pair with, or a query answer for, a box whose first columns
+    /// on the grid axes are this block's column where `first` is set: the pair's owner (see
+    /// [`Columns`]) is this column when, on each grid axis, one of the two starts here.
+    #[inline(always)]
+    fn owned_mask(&self, first: [bool; 2]) -> u32 {
+        let either = |g: usize| u32::from(self.first[g]) | if first[g] { 0b1111 } else { 0 };
+        either(0) & either(1)
     }
 
     /// The bounds of lane `k`.
@@ -171,7 +181,7 @@ impl<B: BroadBounds> Columns<B> {
         }
         let mut ranks = vec![0u32; entry_starts[columns] as usize];
         let mut next = entry_starts.clone();
-        let mut sorted: Vec<(B, u32, u32)> = Vec::with_capacity(n);
+        let mut sorted: Vec<(B, u32)> = Vec::with_capacity(n);
         let mut max_extent = 0.0f32;
         for &i in order {
             let i = i as usize;
@@ -183,11 +193,14 @@ impl<B: BroadBounds> Columns<B> {
             }
             max_extent = max_extent.max(b.hi(axis) - b.lo(axis));
             let rank = sorted.len() as u32;
-            sorted.push((*b, ids[i], (first[1] << 16) | first[0]));
+            sorted.push((*b, ids[i]));
+            // Ranks are below 2³⁰ (ids are at most `MAX_ID`): the top bits say whether the
+            // column is the box's first on each grid axis.
             for c1 in first[1]..=last[1] {
                 for c0 in first[0]..=last[0] {
                     let column = (c1 * grid.counts[0] + c0) as usize;
-                    ranks[next[column] as usize] = rank;
+                    let starts_here = (u32::from(c0 == first[0]) << 30) | (u32::from(c1 == first[1]) << 31);
+                    ranks[next[column] as usize] = rank | starts_here;
                     next[column] += 1;
                 }
             }
@@ -196,15 +209,17 @@ impl<B: BroadBounds> Columns<B> {
         for c in 0..columns {
             for chunk in ranks[entry_starts[c] as usize..entry_starts[c + 1] as usize].chunks(4) {
                 let mut block = Block::PADDING;
+                block.first = [0; 2];
                 for (k, &r) in chunk.iter().enumerate() {
-                    let (b, id, corner) = &sorted[r as usize];
+                    let (b, id) = &sorted[(r & ((1 << 30) - 1)) as usize];
                     let (lo, hi) = b.corners();
                     for a in 0..3 {
                         block.lo[a][k] = lo[a];
                         block.hi[a][k] = hi[a];
                     }
                     block.id[k] = *id;
-                    block.corner[k] = *corner;
+                    block.first[0] |= (((r >> 30) & 1) as u8) << k;
+                    block.first[1] |= ((r >> 31) as u8) << k;
                 }
                 blocks.push(block);
             }
@@ -249,43 +264,38 @@ impl<B: BroadBounds> Columns<B> {
     /// Appends every overlapping pair `(smaller id, larger id)`, each once, in no particular order.
     pub(super) fn pairs(&self, out: &mut Vec<Pair>) {
         let (axis, dim) = (self.axis, B::DIM);
-        for c1 in 0..self.counts[1] {
-            for c0 in 0..self.counts[0] {
-                let here = (c1 << 16) | c0;
-                let range = self.column(c0, c1);
-                let end = range.end;
-                for k in range {
-                    let block = &self.blocks[k];
-                    for lane in 0..4 {
-                        let (lo, hi) = block.lane(lane);
-                        let reach = hi[axis];
-                        if !(lo[axis] <= reach) {
-                            break; // padding
+        // Every block test writes its four candidate pairs and advances the length by the hits,
+        // without a branch per hit (they are unpredictable); `out` is kept four pairs longer than
+        // the pairs found and cut at the end.
+        let mut len = out.len();
+        for column in self.starts.windows(2) {
+            let (start, end) = (column[0] as usize, column[1] as usize);
+            for k in start..end {
+                let block = &self.blocks[k];
+                for lane in 0..4 {
+                    let (lo, hi) = block.lane(lane);
+                    let reach = hi[axis];
+                    if !(lo[axis] <= reach) {
+                        break; // padding
+                    }
+                    let (lo4, hi4) = (lo.map(Vec4::splat), hi.map(Vec4::splat));
+                    let id = block.id[lane];
+                    let first = [block.first[0] >> lane & 1 != 0, block.first[1] >> lane & 1 != 0];
+                    // The later lanes of this block, then the following blocks while they start
+                    // within reach.
+                    let mask = block.overlap_mask(&lo4, &hi4, dim) & (0b1110 << lane) & 0b1111;
+                    len = append_pairs(out, len, id, block, mask & block.owned_mask(first));
+                    for other in &self.blocks[k + 1..end] {
+                        if other.lo[axis].x > reach {
+                            break;
                         }
-                        let (lo4, hi4) = (lo.map(Vec4::splat), hi.map(Vec4::splat));
-                        let (id, corner) = (block.id[lane], block.corner[lane]);
-                        let mut report = |other: &Block, mut mask: u32| {
-                            while mask != 0 {
-                                let m = mask.trailing_zeros() as usize;
-                                mask &= mask - 1;
-                                if owner(corner, other.corner[m]) == here {
-                                    out.push(ordered(id, other.id[m]));
-                                }
-                            }
-                        };
-                        // The later lanes of this block, then the following blocks while they
-                        // start within reach.
-                        report(block, block.overlap_mask(&lo4, &hi4, dim) & (0b1110 << lane) & 0b1111);
-                        for other in &self.blocks[k + 1..end] {
-                            if other.lo[axis].x > reach {
-                                break;
-                            }
-                            report(other, other.overlap_mask(&lo4, &hi4, dim));
-                        }
+                        let mask = other.overlap_mask(&lo4, &hi4, dim) & other.owned_mask(first);
+                        len = append_pairs(out, len, id, other, mask);
                     }
                 }
             }
         }
+        out.truncate(len);
         // Big boxes against everything, along the full order: every box whose lower bound lies in
         // `[lo - largest extent, hi]`. A pair of two big boxes is taken by the first in that order.
         for (rank, (a, id)) in self.big.iter().enumerate() {
@@ -314,14 +324,15 @@ impl<B: BroadBounds> Columns<B> {
     pub(super) fn query_box(&self, query: &B, out: &mut Vec<u32>) -> QueryStats {
         let mut stats = QueryStats::default();
         let (first, last) = self.range(query);
-        let query_corner = (first[1] << 16) | first[0];
         let (lo, hi) = query.corners();
         let (lo4, hi4) = (lo.map(Vec4::splat), hi.map(Vec4::splat));
         let (from, to) = (lo[self.axis] - self.max_extent, hi[self.axis]);
+        // Branch-free appends, as in `pairs`.
+        let mut len = out.len();
         for c1 in first[1]..=last[1] {
             for c0 in first[0]..=last[0] {
                 stats.visited += 1;
-                let here = (c1 << 16) | c0;
+                let starts_here = [c0 == first[0], c1 == first[1]];
                 let range = self.column(c0, c1);
                 // Blocks from the first whose last lower bound reaches `from`.
                 let start = range.start + first_reaching(&self.block_last[range.clone()], from);
@@ -330,17 +341,18 @@ impl<B: BroadBounds> Columns<B> {
                         break;
                     }
                     stats.tested += 4;
-                    let mut mask = block.overlap_mask(&lo4, &hi4, B::DIM);
-                    while mask != 0 {
-                        let m = mask.trailing_zeros() as usize;
-                        mask &= mask - 1;
-                        if owner(block.corner[m], query_corner) == here {
-                            out.push(block.id[m]);
-                        }
+                    if out.len() < len + 4 {
+                        out.resize((2 * out.len()).max(len + 64), 0);
+                    }
+                    let mask = block.overlap_mask(&lo4, &hi4, B::DIM) & block.owned_mask(starts_here);
+                    for m in 0..4 {
+                        out[len] = block.id[m];
+                        len += (mask >> m & 1) as usize;
                     }
                 }
             }
         }
+        out.truncate(len);
         for (b, id) in &self.big {
             stats.tested += 1;
             if b.overlaps_simd(query) {
@@ -456,6 +468,21 @@ impl<B: BroadBounds> Columns<B> {
     }
 }
 
+/// Writes the pairs of `id` with the lanes of `block` in `mask` at `out[len..]`, growing `out`
+/// as needed, and returns the new count. All four lanes are written and the count advanced by
+/// the mask bits, without a branch per hit (hits are unpredictable).
+#[inline(always)]
+fn append_pairs(out: &mut Vec<Pair>, mut len: usize, id: u32, block: &Block, mask: u32) -> usize {
+    if out.len() < len + 4 {
+        out.resize((2 * out.len()).max(len + 1024), (0, 0));
+    }
+    for m in 0..4 {
+        out[len] = ordered(id, block.id[m]);
+        len += (mask >> m & 1) as usize;
+    }
+    len
+}
+
 /// The number of values of ascending `sorted` below `x` (a NaN `x` counts none): a guess by
 /// linear interpolation between the first and the second-to-last value (the last may be padding;
 /// the lower bounds in a column spread fairly evenly), then doubling steps from the guess and a
@@ -482,12 +509,6 @@ fn first_reaching(sorted: &[f32], x: f32) -> usize {
         step *= 2;
     }
     lo + sorted[lo..hi].partition_point(|&v| v < x)
-}
-
-/// The lowest column shared by two column ranges with these first columns (packed).
-#[inline(always)]
-fn owner(a: u32, b: u32) -> u32 {
-    ((a >> 16).max(b >> 16) << 16) | (a & 0xffff).max(b & 0xffff)
 }
 
 /// The axis along which the box centers spread most (largest range).
