@@ -8,6 +8,8 @@ use std::hint::black_box;
 use std::marker::PhantomData;
 use std::time::{Duration, Instant};
 
+use crate::workloads::Workload;
+
 /// One query answer, as both sides report it.
 ///
 /// The harness counts hits, folds `bits` into a black-boxed checksum (so the optimiser must
@@ -213,16 +215,27 @@ pub struct Settings {
     pub min_batch: Duration,
     /// Untimed running of both sides before measuring (caches, branch predictors, clocks).
     pub warm_up: Duration,
+    /// Whether this is a `--quick` run (smaller batches, see [`Settings::items`]).
+    pub quick: bool,
 }
 
 impl Settings {
     /// Settings for `--quick` (the whole suite well under a minute) or for a full run.
     pub fn new(quick: bool) -> Self {
         if quick {
-            Self { repeats: 7, min_batch: Duration::from_millis(3), warm_up: Duration::from_millis(20) }
+            Self { repeats: 7, min_batch: Duration::from_millis(3), warm_up: Duration::from_millis(20), quick }
         } else {
-            Self { repeats: 15, min_batch: Duration::from_millis(10), warm_up: Duration::from_millis(100) }
+            Self { repeats: 15, min_batch: Duration::from_millis(10), warm_up: Duration::from_millis(100), quick }
         }
+    }
+}
+
+impl Settings {
+    /// Items per batch for `workload`: its full count, or a quarter of it with `--quick` (never
+    /// fewer than its agreement-test count), which keeps heavy workloads short while every item
+    /// still runs on the same inputs as in a full run.
+    pub fn items(&self, workload: &Workload) -> usize {
+        if self.quick { (workload.items / 4).max(workload.check_items) } else { workload.items }
     }
 }
 

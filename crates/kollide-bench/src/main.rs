@@ -54,17 +54,25 @@ fn main() -> ExitCode {
     let mut rows = Vec::with_capacity(selected.len());
     for workload in &selected {
         eprint!("running {} ... ", workload.name);
-        let Some(prepared) = (workload.prepare)(workload.items, workloads::SEED) else {
+        let start = std::time::Instant::now();
+        let Some(prepared) = (workload.prepare)(settings.items(workload), workloads::SEED) else {
             eprintln!("skipped (data not present; see scripts/fetch-meshes.sh)");
             continue;
         };
+        let prepared_in = start.elapsed();
         let measurement = harness::measure(prepared.as_ref(), &settings);
-        eprintln!("done");
+        eprintln!(
+            "done in {:.1} s (inputs {:.1} s)",
+            start.elapsed().as_secs_f64(),
+            prepared_in.as_secs_f64()
+        );
         rows.push(report::Row::new(workload, &measurement));
     }
-    for (name, metric, kollide, peer) in workloads::figures() {
-        if args.filter.as_deref().is_none_or(|f| name.contains(f)) {
-            rows.push(report::Row::figure(name, metric, workloads::PARRY3D, kollide, peer));
+    for figure in workloads::figures() {
+        if args.filter.as_deref().is_none_or(|f| figure.name.contains(f))
+            && let Some((kollide, peer)) = (figure.compute)()
+        {
+            rows.push(report::Row::figure(figure.name, figure.metric, workloads::PARRY3D, kollide, peer));
         }
     }
     if rows.is_empty() {

@@ -19,7 +19,7 @@ use parry3d::query::{PointQuery, Ray, RayCast};
 use parry3d::shape::{Ball, TriMesh as ParryMesh};
 use rand::Rng;
 
-use super::{PARRY3D, Workload};
+use super::{Figure, PARRY3D, Workload};
 use crate::harness::{Batch, Prepared};
 
 /// Queries per batch.
@@ -71,17 +71,16 @@ pub fn workloads() -> Vec<Workload> {
 
 /// Heap bytes per triangle of each library's mesh (vertices, indices, BVH, and whatever else
 /// the mesh keeps), for the vendored bunny.
-pub fn figures() -> Vec<(&'static str, &'static str, f64, f64)> {
-    let Some(data) = bunny() else { return Vec::new() };
+pub fn figures() -> Vec<Figure> {
+    vec![Figure { name: "mem/bunny75k", metric: "bytes/tri", compute: bunny_memory }]
+}
+
+fn bunny_memory() -> Option<(f64, f64)> {
+    let data = bunny()?;
     let tris = data.triangles.len() as f64;
     let ours = TriMesh::new(data.vertices.clone(), data.triangles.clone()).expect("valid mesh");
     let theirs = ParryMesh::new(data.vertices, data.triangles).expect("valid mesh");
-    vec![(
-        "mem/bunny75k",
-        "bytes/tri",
-        ours.memory().total() as f64 / tris,
-        theirs.heap_memory_size() as f64 / tris,
-    )]
+    Some((ours.memory().total() as f64 / tris, theirs.heap_memory_size() as f64 / tris))
 }
 
 fn assets() -> PathBuf {

@@ -54,9 +54,19 @@ pub fn all() -> Vec<Workload> {
     all
 }
 
-/// Figures that are not timings (memory per triangle), computed once: `(name, metric, kollide,
-/// peer)` where smaller is better for both.
-pub fn figures() -> Vec<(&'static str, &'static str, f64, f64)> {
+/// A figure that is not a timing (memory per triangle), smaller being better on both sides.
+pub struct Figure {
+    /// Unique name, matched by `--filter` like a workload's.
+    pub name: &'static str,
+    /// The unit of the values, e.g. `bytes/tri`.
+    pub metric: &'static str,
+    /// `(kollide, peer)`, computed only when the figure is selected; `None` when its data is
+    /// missing.
+    pub compute: fn() -> Option<(f64, f64)>,
+}
+
+/// Every figure, in the order they are printed after the workloads.
+pub fn figures() -> Vec<Figure> {
     mesh::figures()
 }
 
