@@ -223,9 +223,19 @@ impl Settings {
     /// Settings for `--quick` (the whole suite well under a minute) or for a full run.
     pub fn new(quick: bool) -> Self {
         if quick {
-            Self { repeats: 7, min_batch: Duration::from_millis(3), warm_up: Duration::from_millis(20), quick }
+            Self {
+                repeats: 7,
+                min_batch: Duration::from_millis(3),
+                warm_up: Duration::from_millis(20),
+                quick,
+            }
         } else {
-            Self { repeats: 15, min_batch: Duration::from_millis(10), warm_up: Duration::from_millis(100), quick }
+            Self {
+                repeats: 15,
+                min_batch: Duration::from_millis(10),
+                warm_up: Duration::from_millis(100),
+                quick,
+            }
         }
     }
 }
