@@ -69,7 +69,8 @@ struct Proxy<B> {
 ///   many at once, or into an empty tree, rebuild the whole tree top down (binned surface area
 ///   heuristic) instead, and only when the tree is next needed.
 /// - [`BroadPhase::find_pairs`] is incremental: only objects edited since the last call are
-///   queried against the tree, and their previous partners (kept per object) give the ended pairs.
+///   queried against the tree, and compared with the previous pairs that touch them (picked from
+///   `events.pairs` in one pass).
 ///   When more than a quarter of the objects were edited, or `events` is not the value passed to
 ///   the previous call, it finds all pairs in one batch instead (box pruning in grid columns, as
 ///   [`super::SweepAndPrune`] does), and keeps those columns to answer queries until the next
@@ -98,16 +99,6 @@ pub struct DynamicTree<B: BroadBounds> {
     moved: Vec<u32>,
     /// `listed[id]`: whether `id` is in `moved`.
     listed: Vec<bool>,
-    /// Scratch marks by id for list differences (0 = unmarked).
-    stamp: Vec<u32>,
-    /// `partners[id]`: the ids whose boxes overlapped `id`'s at the last pair finding (in no
-    /// order), when `adjacency` holds; otherwise empty or stale.
-    partners: Vec<Vec<u32>>,
-    adjacency: bool,
-    /// Pairs that ended by removals since the last pair finding (kept while `adjacency` holds).
-    removed_pairs: Vec<Pair>,
-    /// Ids removed since the last pair finding while `adjacency` did not hold.
-    removed_ids: Vec<u32>,
     /// The number of pairs of the last pair finding, to recognize the `events` it filled.
     pair_count: usize,
     /// The columns of the last batch pair finding, while no edit followed (a faster layout for
@@ -168,11 +159,6 @@ impl<B: BroadBounds> DynamicTree<B> {
             pending: Vec::new(),
             moved: Vec::new(),
             listed: Vec::new(),
-            stamp: Vec::new(),
-            partners: Vec::new(),
-            adjacency: false,
-            removed_pairs: Vec::new(),
-            removed_ids: Vec::new(),
             pair_count: 0,
             columns: None,
             scratch: Vec::new(),
@@ -552,164 +538,50 @@ impl<B: BroadBounds> DynamicTree<B> {
         QueryStats { visited, tested }
     }
 
-    /// Makes `partners` hold the pairs of `previous` (the pairs of the last pair finding), less
-    /// the pairs of objects removed since, which go to `removed_pairs`.
-    fn build_adjacency(&mut self, previous: &[Pair]) {
-        let removed = &mut self.removed_ids;
-        removed.sort_unstable();
-        removed.dedup();
-        for list in &mut self.partners {
-            list.clear();
-        }
-        self.partners.resize_with(self.slots.slot_of.len(), Vec::new);
-        for &(a, b) in previous {
-            if removed.binary_search(&a).is_ok() || removed.binary_search(&b).is_ok() {
-                self.removed_pairs.push((a, b));
-            } else {
-                self.partners[a as usize].push(b);
-                self.partners[b as usize].push(a);
-            }
-        }
-        removed.clear();
-        self.adjacency = true;
-    }
-
-    /// Finds the pairs of the moved objects, updates `partners` and fills `events`.
+    /// Fills `events` from the pairs of the previous call in `events.pairs` and the current
+    /// pairs of the `moved` objects (present ones; `listed` marks them and the removed ones).
+    ///
+    /// The moved objects are queried against the tree; a pair of two moved objects is kept from
+    /// the query of the smaller id. The previous pairs that touch no marked object stand; the
+    /// others are compared with the pairs found, by one merge walk.
     fn incremental_pairs(&mut self, moved: &[u32], events: &mut PairEvents) {
-        let mut began = std::mem::take(&mut events.began);
-        let mut ended = std::mem::take(&mut events.ended);
-        began.clear();
-        ended.clear();
-        ended.append(&mut self.removed_pairs);
-        self.partners.resize_with(self.slots.slot_of.len(), Vec::new);
-        if self.stamp.len() < self.slots.slot_of.len() {
-            self.stamp.resize(self.slots.slot_of.len(), 0);
-        }
-        let mut current = Vec::new();
+        let mut found = std::mem::take(&mut self.scratch);
+        found.clear();
         for &a in moved {
             let slot = self.slots.slot_of[a as usize] as usize;
             let tight = self.slots.boxes[slot];
-            current.clear();
-            self.traverse(|b| b.overlaps_simd(&tight), |b| current.push(b));
-            let mut previous = std::mem::take(&mut self.partners[a as usize]);
-            // Difference of the two unsorted lists by stamps: previous partners are stamped with
-            // `a + 1`, current ones found stamped are unstamped; still stamped ones ended.
-            let stamp = a + 1;
-            for &b in &previous {
-                self.stamp[b as usize] = stamp;
-            }
-            let mut change = |b: u32, now: bool, partners: &mut Vec<Vec<u32>>| {
-                // A pair of two moved objects is seen from both; it is reported by the smaller id.
-                let other_moved = self.listed[b as usize];
-                if !other_moved {
-                    let list = &mut partners[b as usize];
-                    if now {
-                        list.push(a);
-                    } else if let Some(k) = list.iter().position(|&x| x == a) {
-                        list.swap_remove(k);
+            let listed = &self.listed;
+            self.traverse(
+                |b| b.overlaps_simd(&tight),
+                |b| {
+                    if b != a && (!listed[b as usize] || a < b) {
+                        found.push(ordered(a, b));
                     }
-                }
-                if !other_moved || a < b {
-                    if now { began.push(ordered(a, b)) } else { ended.push(ordered(a, b)) }
-                }
-            };
-            for &b in &current {
-                if b == a {
-                    continue;
-                }
-                if self.stamp[b as usize] == stamp {
-                    self.stamp[b as usize] = 0;
-                } else {
-                    change(b, true, &mut self.partners);
-                }
-            }
-            for &b in &previous {
-                if self.stamp[b as usize] == stamp {
-                    self.stamp[b as usize] = 0;
-                    change(b, false, &mut self.partners);
-                }
-            }
-            previous.clear();
-            previous.extend(current.iter().copied().filter(|&b| b != a));
-            self.partners[a as usize] = previous;
+                },
+            );
         }
-        began.sort_unstable();
-        ended.sort_unstable();
-        // A pair that ended by a removal and began again after a reinsertion did neither.
-        cancel_common(&mut began, &mut ended);
-        let mut pairs = std::mem::take(&mut self.scratch);
-        apply_changes(&events.pairs, &began, &ended, &mut pairs);
-        self.scratch = std::mem::replace(&mut events.pairs, pairs);
-        events.began = began;
-        events.ended = ended;
-    }
-}
-
-/// Removes from both sorted lists the pairs they share.
-fn cancel_common(a: &mut Vec<Pair>, b: &mut Vec<Pair>) {
-    if a.is_empty() || b.is_empty() {
-        return;
-    }
-    let (mut i, mut j) = (0, 0);
-    let (mut keep_a, mut keep_b) = (Vec::with_capacity(a.len()), Vec::with_capacity(b.len()));
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => {
-                keep_a.push(a[i]);
-                i += 1;
-            }
-            std::cmp::Ordering::Greater => {
-                keep_b.push(b[j]);
-                j += 1;
-            }
-            std::cmp::Ordering::Equal => {
-                i += 1;
-                j += 1;
+        sort_pairs(&mut found);
+        let old = std::mem::take(&mut events.pairs);
+        let mut pairs = Vec::with_capacity(old.len() + found.len());
+        let mut touched = Vec::new();
+        let mut next = found.iter().peekable();
+        for &p in &old {
+            if self.listed[p.0 as usize] || self.listed[p.1 as usize] {
+                touched.push(p);
+            } else {
+                while let Some(&f) = next.next_if(|&&f| f < p) {
+                    pairs.push(f);
+                }
+                pairs.push(p);
             }
         }
+        pairs.extend(next);
+        // The previous pairs of the marked objects, against the current ones.
+        events.pairs = touched;
+        events.advance(&mut found);
+        events.pairs = pairs;
+        self.scratch = old;
     }
-    keep_a.extend_from_slice(&a[i..]);
-    keep_b.extend_from_slice(&b[j..]);
-    *a = keep_a;
-    *b = keep_b;
-}
-
-/// `out = (old \ ended) ∪ began`, all sorted; `ended ⊆ old` and `began ∩ old = ∅`. Runs of
-/// `old` between changes are copied whole; each change is found by a galloping search from the
-/// previous one.
-fn apply_changes(old: &[Pair], began: &[Pair], ended: &[Pair], out: &mut Vec<Pair>) {
-    out.clear();
-    out.reserve((old.len() + began.len()).saturating_sub(ended.len()));
-    let (mut e, mut g) = (0, 0);
-    let mut start = 0;
-    while e < ended.len() || g < began.len() {
-        let is_end = g == began.len() || (e < ended.len() && ended[e] < began[g]);
-        let key = if is_end { ended[e] } else { began[g] };
-        let k = start + gallop(&old[start..], key);
-        out.extend_from_slice(&old[start..k]);
-        if is_end {
-            start = k + 1;
-            e += 1;
-        } else {
-            out.push(key);
-            start = k;
-            g += 1;
-        }
-    }
-    out.extend_from_slice(&old[start..]);
-}
-
-/// The number of elements of sorted `list` below `key`, found by doubling steps from the front
-/// then a binary search (fast when the answer is small).
-fn gallop(list: &[Pair], key: Pair) -> usize {
-    let mut step = 1;
-    let mut lo = 0;
-    while lo + step <= list.len() && list[lo + step - 1] < key {
-        lo += step;
-        step *= 2;
-    }
-    let hi = (lo + step).min(list.len());
-    lo + list[lo..hi].partition_point(|p| *p < key)
 }
 
 /// Splits `items` (fattened boxes and slots) in two non-empty parts by a binned surface area
@@ -863,18 +735,7 @@ impl<B: BroadBounds> BroadPhase<B> for DynamicTree<B> {
             self.remove_leaf(id);
         }
         self.slots.swap_remove(slot);
-        if self.adjacency {
-            let list = self.partners.get_mut(id as usize).map(std::mem::take).unwrap_or_default();
-            for &b in &list {
-                let other = &mut self.partners[b as usize];
-                if let Some(k) = other.iter().position(|&x| x == id) {
-                    other.swap_remove(k);
-                }
-                self.removed_pairs.push(ordered(id, b));
-            }
-        } else {
-            self.removed_ids.push(id);
-        }
+        self.list_moved(id);
         Ok(())
     }
 
@@ -888,27 +749,17 @@ impl<B: BroadBounds> BroadPhase<B> for DynamicTree<B> {
 
     fn find_pairs(&mut self, events: &mut PairEvents) {
         self.refresh_lazily();
-        let mut moved = std::mem::take(&mut self.moved);
+        let marked = std::mem::take(&mut self.moved);
         // Many edits, or `events` not from the last call: all pairs from scratch.
-        let incremental = events.pairs.len() == self.pair_count && moved.len() * 4 <= self.slots.len();
-        // `listed` stays set for the objects still present until the end: it marks moved objects.
-        moved.retain(|&id| {
-            let present = self.slots.slot(id).is_some();
-            self.listed[id as usize] = present;
-            present
-        });
+        let incremental = events.pairs.len() == self.pair_count && marked.len() * 4 <= self.slots.len();
         if incremental {
             self.ensure_tree();
-            if !self.adjacency {
-                self.build_adjacency(&events.pairs);
-            }
+            let mut moved: Vec<u32> =
+                marked.iter().copied().filter(|&id| self.slots.slot(id).is_some()).collect();
             // Neighbouring leaves one after the other: their queries share most of their paths.
             moved.sort_unstable_by_key(|&id| self.proxy(id).parent);
             self.incremental_pairs(&moved, events);
         } else {
-            self.adjacency = false;
-            self.removed_pairs.clear();
-            self.removed_ids.clear();
             let mut pairs = std::mem::take(&mut self.scratch);
             pairs.clear();
             let columns = Columns::new(&self.slots.ids, &self.slots.boxes);
@@ -918,10 +769,10 @@ impl<B: BroadBounds> BroadPhase<B> for DynamicTree<B> {
             events.advance(&mut pairs);
             self.scratch = pairs;
         }
-        for &id in &moved {
+        for &id in &marked {
             self.listed[id as usize] = false;
         }
-        self.moved = moved;
+        self.moved = marked;
         self.moved.clear();
         self.pair_count = events.pairs.len();
     }
