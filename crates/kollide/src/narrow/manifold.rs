@@ -272,19 +272,15 @@ fn triangle_feature(t: &[Vec3; 3], d: Vec3A) -> Feature {
 }
 
 fn hull_feature(h: &crate::shape::ConvexHull, d: Vec3A) -> Feature {
-    let best = h
-        .faces()
-        .iter()
-        .enumerate()
-        .max_by(|x, y| Vec3A::from(x.1.normal).dot(d).total_cmp(&Vec3A::from(y.1.normal).dot(d)));
-    let Some((i, face)) = best else { return Feature::point(Vec3A::ZERO, 0) };
+    let i = h.supporting_face(d);
+    let Some(face) = h.faces().get(i) else { return Feature::point(Vec3A::ZERO, 0) };
     let verts = h.face_vertices(face);
     if verts.len() > MAX_FEATURE {
         return Feature::point(h.support(d), 0);
     }
     let mut f = Feature::new();
     for &v in verts {
-        f.push(h.vertices()[v as usize].into());
+        f.push(h.lane_vertex(v));
     }
     f.normal = face.normal.into();
     f.id = i as u32;

@@ -277,6 +277,90 @@ pub(crate) fn cuboid_cuboid(
     }))
 }
 
+/// The first of the 15 axes of [`cuboid_cuboid`] that separates the boxes (unit, from A to B), or
+/// `Some(None)` when none does (they intersect); `None` never (the signature matches
+/// [`cuboid_triangle_axis`]).
+pub(crate) fn cuboid_cuboid_axis(
+    ca: &crate::shape::Cuboid,
+    a: &Side,
+    cb: &crate::shape::Cuboid,
+    b: &Side,
+) -> Option<Option<Vec3A>> {
+    let ba = FrameBox::new(a, ca.half_extents);
+    let bb = FrameBox::new(b, cb.half_extents);
+    let d = bb.center - ba.center;
+    let (ax, bx) = (ba.axes, bb.axes);
+    let r = [0, 1, 2].map(|i| [0, 1, 2].map(|j| ax.col(i).dot(bx.col(j))));
+    let abs_r = r.map(|row| row.map(f32::abs));
+    let t = [ax.x_axis.dot(d), ax.y_axis.dot(d), ax.z_axis.dot(d)];
+    let (ha, hb) = (ba.half, bb.half);
+    let flip = |l: Vec3A| Some(Some(if d.dot(l) < 0.0 { -l } else { l }));
+    for i in 0..3 {
+        if ha[i] + hb[0] * abs_r[i][0] + hb[1] * abs_r[i][1] + hb[2] * abs_r[i][2] < t[i].abs() {
+            return flip(ax.col(i));
+        }
+    }
+    for j in 0..3 {
+        let ra = ha[0] * abs_r[0][j] + ha[1] * abs_r[1][j] + ha[2] * abs_r[2][j];
+        if ra + hb[j] < (t[0] * r[0][j] + t[1] * r[1][j] + t[2] * r[2][j]).abs() {
+            return flip(bx.col(j));
+        }
+    }
+    for i in 0..3 {
+        let (i1, i2) = ((i + 1) % 3, (i + 2) % 3);
+        for j in 0..3 {
+            let (j1, j2) = ((j + 1) % 3, (j + 2) % 3);
+            let ra = ha[i1] * abs_r[i2][j] + ha[i2] * abs_r[i1][j];
+            let rb = hb[j1] * abs_r[i][j2] + hb[j2] * abs_r[i][j1];
+            // Unnormalised: a zero axis (parallel edges) never separates.
+            if ra + rb < (t[i2] * r[i1][j] - t[i1] * r[i2][j]).abs() {
+                return flip(ax.col(i).cross(bx.col(j)).normalize());
+            }
+        }
+    }
+    Some(None)
+}
+
+/// The first of the 13 axes of [`cuboid_triangle`] that separates the box (A) from the triangle
+/// (B) (unit, from A to B), `Some(None)` when none does (they intersect), `None` for a zero-area
+/// triangle.
+pub(crate) fn cuboid_triangle_axis(
+    cb: &crate::shape::Cuboid,
+    a: &Side,
+    tri: &crate::shape::Triangle,
+    b: &Side,
+) -> Option<Option<Vec3A>> {
+    let frame_box = FrameBox::new(a, cb.half_extents);
+    let (axes, center, half) = (frame_box.axes, frame_box.center, frame_box.half);
+    let to_box = |p: Vec3A| {
+        let d = p - center;
+        Vec3A::new(axes.x_axis.dot(d), axes.y_axis.dot(d), axes.z_axis.dot(d))
+    };
+    let t = tri.points.map(|p| to_box(b.place(p.into())));
+    let edges = [t[1] - t[0], t[2] - t[1], t[0] - t[2]];
+    let normal = edges[0].cross(edges[1]);
+    if !(normal.length_squared() > 1e-12 * edges[0].length_squared() * edges[1].length_squared()) {
+        return None;
+    }
+    // The triangle's interval along `l` against the box's `[-r, r]`: the axis (towards the
+    // triangle) when they are disjoint.
+    let separates = |l: Vec3A| -> Option<Vec3A> {
+        let r = half.dot(l.abs());
+        let (p0, p1, p2) = (t[0].dot(l), t[1].dot(l), t[2].dot(l));
+        if p0.min(p1).min(p2) > r {
+            Some(l)
+        } else if p0.max(p1).max(p2) < -r {
+            Some(-l)
+        } else {
+            None
+        }
+    };
+    let found = [Vec3A::X, Vec3A::Y, Vec3A::Z, normal].into_iter().find_map(separates).or_else(|| {
+        (0..3).find_map(|i| edges.iter().find_map(|e| separates(Mat3A::IDENTITY.col(i).cross(*e))))
+    });
+    Some(found.map(|l| axes * l.normalize()))
+}
+
 /// A box (A) against a triangle (B) by the 13-axis separating-axis test: the triangle's normal,
 /// the box's three face normals and the nine cross products of box axes and triangle edges. The
 /// triangle is flat, so each axis is tried in both directions (`min` of the two overlaps); the

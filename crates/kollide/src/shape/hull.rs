@@ -54,6 +54,9 @@ struct HullData {
     /// The vertices in groups of four, structure of arrays (`[xs, ys, zs]`), the last group padded
     /// with copies of vertex 0: the support function's layout.
     lanes: Vec<[Vec4; 3]>,
+    /// The face normals in the same layout (padded with face 0's normal), for
+    /// [`ConvexHull::supporting_face`].
+    normal_lanes: Vec<[Vec4; 3]>,
     triangles: Vec<[u32; 3]>,
     faces: Vec<HullFace>,
     face_vertices: Vec<u32>,
@@ -228,6 +231,33 @@ impl ConvexHull {
     /// The bounding box in the shape's local frame.
     pub fn local_aabb(&self) -> Aabb3 {
         self.data.local_aabb
+    }
+
+    /// Vertex `i` read from the support function's layout (which GJK has just brought into the
+    /// cache), or the origin for an index out of range.
+    pub fn lane_vertex(&self, i: u32) -> Vec3A {
+        let (group, lane) = (i as usize / 4, i as usize % 4);
+        self.data
+            .lanes
+            .get(group)
+            .map_or(Vec3A::ZERO, |[xs, ys, zs]| Vec3A::new(xs[lane], ys[lane], zs[lane]))
+    }
+
+    /// The index (into [`Self::faces`]) of the face whose normal is closest to `dir` (largest
+    /// `normal · dir`; 0 for a NaN direction): a scan over the normals four at a time.
+    pub fn supporting_face(&self, dir: Vec3A) -> usize {
+        let (dx, dy, dz) = (Vec4::splat(dir.x), Vec4::splat(dir.y), Vec4::splat(dir.z));
+        let mut best = Vec4::NEG_INFINITY;
+        let mut group = Vec4::ZERO;
+        for (k, [xs, ys, zs]) in self.data.normal_lanes.iter().enumerate() {
+            let d = *xs * dx + *ys * dy + *zs * dz;
+            let better = d.cmpgt(best);
+            best = Vec4::select(better, d, best);
+            group = Vec4::select(better, Vec4::splat(k as f32), group);
+        }
+        let lane = best.cmpeq(Vec4::splat(best.max_element())).bitmask().trailing_zeros() as usize & 3;
+        let index = group[lane] as usize * 4 + lane;
+        if index < self.data.faces.len() { index } else { 0 }
     }
 
     /// Exact: the box of the mapped vertices.
@@ -462,15 +492,23 @@ fn finish(input: &[Vec3], faces: &[BuildFace], eps: f64) -> HullData {
         }
     }
     let local_aabb = Aabb3::from_points(&vertices).unwrap_or(Aabb3::EMPTY);
-    let lanes = vertices
+    let lanes = soa_lanes(&vertices);
+    let normals: Vec<Vec3> = hull_faces.iter().map(|f| f.normal).collect();
+    let normal_lanes = soa_lanes(&normals);
+    HullData { vertices, lanes, normal_lanes, triangles, faces: hull_faces, face_vertices, local_aabb }
+}
+
+/// Points in groups of four as structure of arrays (`[xs, ys, zs]`), the last group padded with
+/// copies of the first point.
+fn soa_lanes(points: &[Vec3]) -> Vec<[Vec4; 3]> {
+    points
         .chunks(4)
         .map(|c| {
-            let v = |i: usize| *c.get(i).unwrap_or(&vertices[0]);
+            let v = |i: usize| *c.get(i).unwrap_or(&points[0]);
             let (a, b, c, d) = (v(0), v(1), v(2), v(3));
             [Vec4::new(a.x, b.x, c.x, d.x), Vec4::new(a.y, b.y, c.y, d.y), Vec4::new(a.z, b.z, c.z, d.z)]
         })
-        .collect();
-    HullData { vertices, lanes, triangles, faces: hull_faces, face_vertices, local_aabb }
+        .collect()
 }
 
 /// Whether the loop turns left (about `normal`) at every vertex, to a tolerance of 1e-9 of the
