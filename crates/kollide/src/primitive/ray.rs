@@ -29,7 +29,7 @@
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 use crate::bounds::{Aabb3, Obb3, Sphere};
-use crate::math::{Ray3, Vec3, Vec3A};
+use crate::math::{Mat3A, Ray3, Vec3, Vec3A};
 use glam::Vec3Swizzles;
 
 use super::Plane3;
@@ -519,6 +519,9 @@ pub fn ray_triangle_with(setup: &RayTriangleSetup, max_t: f32, tri: &[Vec3; 3]) 
 /// The watertight test with the axis order `(X, Y, Z) = (kx, ky, kz)` fixed at compile time.
 /// `unchecked_ray` is the ray of a setup built without its validity check, to be checked on the hit
 /// path.
+///
+/// The three vertices are processed side by side: one SIMD lane per vertex (`a`, `b`, `c`), one
+/// vector per ray-space coordinate.
 #[inline(always)]
 fn watertight<const X: usize, const Y: usize, const Z: usize>(
     setup: &RayTriangleSetup,
@@ -527,37 +530,40 @@ fn watertight<const X: usize, const Y: usize, const Z: usize>(
     unchecked_ray: Option<&Ray3>,
 ) -> Option<TriangleHit> {
     let [sx, sy, sz] = setup.shear;
-    // Ray-space coordinates of a vertex: relative to the origin, sheared so that the ray becomes the
-    // z axis through the 2D origin (z is left unscaled until the end). Every vertex goes through the
-    // same operations in the same order, whichever triangle it belongs to.
-    let to_ray_space = |p: Vec3| {
-        let p = (p - setup.origin).to_array();
-        (p[X] - sx * p[Z], p[Y] - sy * p[Z], p[Z])
-    };
-    let (ax, ay, az) = to_ray_space(tri[0]);
-    let (bx, by, bz) = to_ray_space(tri[1]);
-    let (cx, cy, cz) = to_ray_space(tri[2]);
-    // Edge functions e(P, Q) = Q.x·P.y − Q.y·P.x of edges bc, ca, ab at the 2D origin: the scaled
-    // barycentric weights of a, b and c. f32 rounding is monotone, so a nonzero value has the exact
-    // sign; only an exact zero is ambiguous, and is recomputed in f64, where products of two f32 are
-    // exact. e(Q, P) is exactly −e(P, Q), so neighbours sharing an edge agree on its side.
-    let (mut e0, mut e1, mut e2) = (cx * by - cy * bx, ax * cy - ay * cx, bx * ay - by * ax);
-    if (e0 == 0.0) | (e1 == 0.0) | (e2 == 0.0) {
-        [e0, e1, e2] = exact_edge_functions([ax, bx, cx], [ay, by, cy]);
+    // Ray-space coordinates: relative to the origin, sheared so that the ray becomes the z axis
+    // through the 2D origin (z is left unscaled until the end). Every vertex goes through the same
+    // operations in the same order, whichever triangle it belongs to.
+    let origin = Vec3A::from(setup.origin);
+    let relative = Mat3A::from_cols(
+        Vec3A::from(tri[0]) - origin,
+        Vec3A::from(tri[1]) - origin,
+        Vec3A::from(tri[2]) - origin,
+    )
+    .transpose();
+    let axes = [relative.x_axis, relative.y_axis, relative.z_axis];
+    let z = axes[Z];
+    let x = axes[X] - sx * z;
+    let y = axes[Y] - sy * z;
+    // Edge functions e(P, Q) = Q.x·P.y − Q.y·P.x of edges bc, ca, ab at the 2D origin, lane by lane:
+    // the scaled barycentric weights of a, b and c. f32 rounding is monotone, so a nonzero value has
+    // the exact sign; only an exact zero is ambiguous, and is recomputed in f64, where products of
+    // two f32 are exact. e(Q, P) is exactly −e(P, Q), so neighbours sharing an edge agree on its side.
+    let mut e = x.zxy() * y.yzx() - y.zxy() * x.yzx();
+    if e.cmpeq(Vec3A::ZERO).any() {
+        e = Vec3A::from(exact_edge_functions(x.to_array(), y.to_array()));
     }
     // Two-sided: all weights of one sign (zeros allowed). NaN fails both comparisons.
-    let all_nonneg = (e0 >= 0.0) & (e1 >= 0.0) & (e2 >= 0.0);
-    let all_nonpos = (e0 <= 0.0) & (e1 <= 0.0) & (e2 <= 0.0);
-    if !(all_nonneg | all_nonpos) {
+    if !(e.cmpge(Vec3A::ZERO).all() | e.cmple(Vec3A::ZERO).all()) {
         return None;
     }
-    let det = e0 + e1 + e2;
+    let det = e.x + e.y + e.z;
     if det == 0.0 {
         return None;
     }
     // Scaled hit distance t·det = sz · Σ e_i·z_i; compare against [0, max_t·|det|] without dividing,
     // after flipping it by the sign of det.
-    let t_scaled = sz * (e0 * az + e1 * bz + e2 * cz);
+    let ez = e * z;
+    let t_scaled = sz * (ez.x + ez.y + ez.z);
     let sign = det.to_bits() & 0x8000_0000;
     let t_pos = f32::from_bits(t_scaled.to_bits() ^ sign);
     if !(t_pos >= 0.0 && t_pos <= max_t * det.abs()) {
@@ -576,8 +582,8 @@ fn watertight<const X: usize, const Y: usize, const Z: usize>(
     }
     Some(TriangleHit {
         t,
-        u: e1 * inv,
-        v: e2 * inv,
+        u: e.y * inv,
+        v: e.z * inv,
         // The projected area relates to the 3D normal n by det = −(n · dir) / dir[kz].
         front: (det > 0.0) == setup.dz_positive,
     })
