@@ -133,8 +133,8 @@ pub fn convex_mesh_manifolds(
     if !(shape_map.is_finite() && mesh_map.is_finite() && to_mesh.is_finite()) {
         return Err(NarrowError::NonFinite);
     }
-    // Candidate triangles with their corners (mesh space), from the BVH.
-    let mut candidates: Vec<(u32, [Vec3; 3])> = Vec::new();
+    // Candidate triangles as `id << 32 | leaf slot` (sorting them sorts by id), from the BVH.
+    let mut candidates: Vec<u64> = Vec::new();
     match (is_similarity(shape_map), is_similarity(mesh_map)) {
         // Both maps keep boxes boxes: the shape's oriented box in mesh space culls exactly.
         (Some(shape_scale), Some(mesh_scale)) => {
@@ -160,7 +160,7 @@ pub fn convex_mesh_manifolds(
             collect_triangles(mesh, &query, &mut candidates, |c| test_triangle_aabb(c, &query));
         }
     }
-    candidates.sort_unstable_by_key(|&(id, _)| id);
+    candidates.sort_unstable();
 
     // Face normals map by the inverse transpose.
     let normal_map = to_mesh.matrix3.transpose();
@@ -169,7 +169,8 @@ pub fn convex_mesh_manifolds(
     let placeholder = ConvexShape::Triangle(Triangle::new(Vec3::ZERO, Vec3::X, Vec3::Y));
     let (frame, shape_side, triangle_side) = setup(shape, shape_map, &placeholder, mesh_map)?;
     let mut manifold = ContactManifold::default();
-    for (id, corners) in candidates {
+    for key in candidates {
+        let (id, corners) = ((key >> 32) as u32, mesh.slot_corners(key as u32));
         let triangle = ConvexShape::Triangle(Triangle::new(corners[0], corners[1], corners[2]));
         let side = Side { shape: &triangle, ..triangle_side };
         let Some(contact) = contact_in_frame(&shape_side, &side, prediction, &mut GjkCache::default()) else {
@@ -194,7 +195,7 @@ pub fn convex_mesh_manifolds(
                 (shape_map.translation - mesh_map.transform_point3a(corners[0].into())).dot(face.into());
             let down =
                 if height > 0.0 || (height == 0.0 && result.normal.dot(face) < 0.0) { -face } else { face };
-            remove_internal_edge(&mut result, edges, &corners, &to_mesh, down, prediction);
+            remove_internal_edge(&mut result, edges, corners, &to_mesh, down, prediction);
         }
         if result.len > 0 {
             out.push(result);
@@ -203,14 +204,9 @@ pub fn convex_mesh_manifolds(
     Ok(())
 }
 
-/// Appends `(id, corners)` of every triangle whose box overlaps `cull` (mesh space) and that
-/// passes `keep`.
-fn collect_triangles(
-    mesh: &TriMesh,
-    cull: &Aabb3,
-    out: &mut Vec<(u32, [Vec3; 3])>,
-    keep: impl Fn(&[Vec3; 3]) -> bool,
-) {
+/// Appends `id << 32 | slot` (the triangle's id and leaf slot) of every triangle whose box
+/// overlaps `cull` (mesh space) and that passes `keep`.
+fn collect_triangles(mesh: &TriMesh, cull: &Aabb3, out: &mut Vec<u64>, keep: impl Fn(&[Vec3; 3]) -> bool) {
     if !cull.is_valid() {
         return;
     }
@@ -220,7 +216,7 @@ fn collect_triangles(
             for k in range {
                 let corners = mesh.slot_corners(k);
                 if triangle_box_of(corners).overlaps(cull) && keep(corners) {
-                    out.push((mesh.slot_id(k), *corners));
+                    out.push(u64::from(mesh.slot_id(k)) << 32 | u64::from(k));
                 }
             }
             true

@@ -389,43 +389,78 @@ pub(crate) fn cuboid_triangle(
     if !(n2 > 1e-12 * edges[0].length_squared() * edges[1].length_squared()) {
         return None;
     }
-    // (overlap, unit normal from the box to the triangle, axis kind: 0..3 box face, 3 triangle
-    // face, 4 + 3i + j edge i of the box with edge j of the triangle)
-    let test = |l: Vec3A| -> (f32, Vec3A) {
-        let (c, r) = (0.0, bx.half.dot(l.abs()));
-        let (p0, p1, p2) = (t[0].dot(l), t[1].dot(l), t[2].dot(l));
-        let (lo, hi) = (p0.min(p1).min(p2), p0.max(p1).max(p2));
-        let (push_up, push_down) = (c + r - lo, hi - (c - r));
-        if push_up <= push_down { (push_up, l) } else { (push_down, -l) }
+    // Every axis is tried in both directions: along a unit axis `l` the box covers `[-r, r]` and
+    // the triangle `[lo, hi]`, and the overlap is `min(r - lo, hi + r)` (pushing the triangle up
+    // along `l`, or down along `-l`).
+    let h = bx.half;
+    // The box's face axes, all three at once (lanes x, y, z).
+    let lo = t[0].min(t[1]).min(t[2]);
+    let hi = t[0].max(t[1]).max(t[2]);
+    let (up, down) = (h - lo, hi + h);
+    let face_overlaps = up.min(down);
+    // The triangle's normal.
+    let nn = normal / n2.sqrt();
+    let (r, p) = (h.dot(nn.abs()), t[0].dot(nn));
+    let tri_overlap = (r - p).min(p + r);
+    // Edge axes eᵢ × Eⱼ (box axis i, triangle edge j), lane j, one vector per i. The two
+    // vertices of edge j project alike on them; `s` is that projection, `o` the opposite
+    // vertex's. With E = (Ex, Ey, Ez) per lane: x × E = (0, -Ez, Ey), y × E = (Ez, 0, -Ex),
+    // z × E = (-Ey, Ex, 0).
+    let (ex, ey, ez) = (
+        Vec3A::new(edges[0].x, edges[1].x, edges[2].x),
+        Vec3A::new(edges[0].y, edges[1].y, edges[2].y),
+        Vec3A::new(edges[0].z, edges[1].z, edges[2].z),
+    );
+    let (sx, sy, sz) = (
+        Vec3A::new(t[0].x, t[1].x, t[2].x),
+        Vec3A::new(t[0].y, t[1].y, t[2].y),
+        Vec3A::new(t[0].z, t[1].z, t[2].z),
+    );
+    let (ox, oy, oz) = (
+        Vec3A::new(t[2].x, t[0].x, t[1].x),
+        Vec3A::new(t[2].y, t[0].y, t[1].y),
+        Vec3A::new(t[2].z, t[0].z, t[1].z),
+    );
+    let e2 = ex * ex + ey * ey + ez * ez;
+    let axis = |s: Vec3A, o: Vec3A, r: Vec3A, len2: Vec3A| -> (Vec3A, Vec3A) {
+        let (lo, hi) = (s.min(o), s.max(o));
+        let (up, down) = (r - lo, hi + r);
+        // Parallel edges give no axis (an infinite overlap).
+        let valid = len2.cmpge(e2 * 1e-10);
+        let overlap = Vec3A::select(valid, up.min(down) / len2.sqrt(), Vec3A::INFINITY);
+        (overlap, Vec3A::select(up.cmple(down), Vec3A::ONE, Vec3A::NEG_ONE))
     };
+    let edge_axes = [
+        axis(oz * ey - oy * ez, sz * ey - sy * ez, h.y * ez.abs() + h.z * ey.abs(), ey * ey + ez * ez),
+        axis(ox * ez - oz * ex, sx * ez - sz * ex, h.x * ez.abs() + h.z * ex.abs(), ex * ex + ez * ez),
+        axis(oy * ex - ox * ey, sy * ex - sx * ey, h.x * ey.abs() + h.y * ex.abs(), ex * ex + ey * ey),
+    ];
+    let least = face_overlaps
+        .min_element()
+        .min(tri_overlap)
+        .min(edge_axes[0].0.min(edge_axes[1].0).min(edge_axes[2].0).min_element());
+    if least < -prediction {
+        return Some(None);
+    }
+    let separated = least < 0.0;
+    // The shallowest face axis (box faces, then the triangle's), and edge axis (i-major); the
+    // first one on ties.
     let mut best_face = (f32::INFINITY, Vec3A::ZERO, 0usize);
-    let mut separated = false;
-    for (k, l) in [bx.axes.x_axis, bx.axes.y_axis, bx.axes.z_axis, normal / n2.sqrt()].into_iter().enumerate()
-    {
-        let (overlap, n) = test(l);
-        if overlap < -prediction {
-            return Some(None);
-        }
-        separated |= overlap < 0.0;
-        if overlap < best_face.0 {
-            best_face = (overlap, n, k);
+    for k in 0..3 {
+        if face_overlaps[k] < best_face.0 {
+            let n = Vec3A::AXES[k] * if up[k] <= down[k] { 1.0 } else { -1.0 };
+            best_face = (face_overlaps[k], n, k);
         }
     }
+    if tri_overlap < best_face.0 {
+        best_face = (tri_overlap, if r - p <= p + r { nn } else { -nn }, 3);
+    }
     let mut best_edge = (f32::INFINITY, Vec3A::ZERO, 0usize, 0usize);
-    for i in 0..3 {
-        for (j, e) in edges.iter().enumerate() {
-            let l = bx.axes.col(i).cross(*e);
-            let len2 = l.length_squared();
-            if len2 < 1e-10 * e.length_squared() {
-                continue;
-            }
-            let (overlap, n) = test(l / len2.sqrt());
-            if overlap < -prediction {
-                return Some(None);
-            }
-            separated |= overlap < 0.0;
-            if overlap < best_edge.0 {
-                best_edge = (overlap, n, i, j);
+    for (i, (overlaps, signs)) in edge_axes.iter().enumerate() {
+        for j in 0..3 {
+            if overlaps[j] < best_edge.0 {
+                let l = Vec3A::AXES[i].cross(edges[j]).normalize();
+                best_edge = (overlaps[j], l * signs[j], i, j);
             }
         }
     }
