@@ -89,8 +89,8 @@ fn quick_demo_runs_every_primitive_test() {
 fn quick_demo_runs_the_broad_phase_scene() {
     let demo = stdout(&["demo", "--quick"]);
     let scene = demo.split("scene crowd").nth(1).unwrap_or_else(|| panic!("no crowd scene in:\n{demo}"));
-    // Both frame rows: 60 frames, pairs beginning or ending in most of them.
-    for implementation in ["SpatialHash:", "SweepAndPrune:"] {
+    // Every frame row: 60 frames, pairs beginning or ending in most of them.
+    for implementation in ["DynamicTree:", "SpatialHash:", "SweepAndPrune:"] {
         let line = scene.lines().find(|l| l.contains(implementation)).unwrap_or_else(|| panic!("{scene}"));
         let (tests, hits) = tests_and_hits(line, "find_pairs");
         assert_eq!(tests, 60, "{line}");
@@ -118,6 +118,35 @@ fn quick_demo_runs_the_solids_scene() {
     let rows: Vec<&str> = scene.lines().filter(|l| l.contains("TriMesh::intersects_mesh")).collect();
     assert_eq!(rows.len(), 2, "{scene}");
     assert!(scene.contains("balls cover asteroid B's surface"), "{scene}");
+}
+
+#[test]
+fn quick_demo_runs_the_convex_scene() {
+    let demo = stdout(&["demo", "--quick"]);
+    let scene = demo.split("scene convex").nth(1).unwrap_or_else(|| panic!("no convex scene in:\n{demo}"));
+    let scene = scene.split("scene ").next().unwrap_or(scene);
+    // Rigid and sheared rows of each pair query: 64 pairs, some touching and some apart.
+    for api in ["narrow::distance", "narrow::contact", "narrow::contact_manifold"] {
+        let rows: Vec<&str> = scene.lines().filter(|l| l.split_whitespace().any(|w| w == api)).collect();
+        assert_eq!(rows.len(), 2, "{api}: {scene}");
+        for row in rows {
+            let (tests, hits) = tests_and_hits(row, api);
+            assert_eq!(tests, 64, "{row}");
+            assert!(hits > 0 && hits < tests, "{row}");
+        }
+    }
+    let (tests, hits) = tests_and_hits(scene, "narrow::cast_ray");
+    assert!(tests == 64 && hits > 0 && hits < tests, "{scene}");
+    // The sliding box touches the grid at every step, with face normals (no ghost bumps).
+    let (tests, hits) = tests_and_hits(scene, "narrow::convex_mesh_manifolds");
+    assert!(tests == 64 && hits == tests, "{scene}");
+    let worst: f32 = scene
+        .split("worst contact normal ")
+        .nth(1)
+        .and_then(|rest| rest.split('°').next())
+        .and_then(|angle| angle.parse().ok())
+        .unwrap_or_else(|| panic!("no sliding-box note in:\n{scene}"));
+    assert!(worst < 1.0, "{worst}°");
 }
 
 #[test]

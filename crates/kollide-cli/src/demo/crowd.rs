@@ -6,7 +6,7 @@ use std::cell::RefCell;
 
 use glam::Vec3;
 use kollide::bounds::Aabb3;
-use kollide::broad::{BroadPhase, PairEvents, SpatialHash, SweepAndPrune};
+use kollide::broad::{BroadPhase, DynamicTree, PairEvents, SpatialHash, SweepAndPrune};
 use kollide::math::Ray3;
 use kollide_testkit::random::{self, TestRng};
 use rand::Rng;
@@ -26,7 +26,10 @@ const FRAMES: usize = 60;
 type Implementation = (&'static str, &'static str, fn() -> Box<dyn BroadPhase<Aabb3>>);
 
 /// The implementations the scene compares; the API names are what the rows print.
-const IMPLEMENTATIONS: [Implementation; 2] = [
+const IMPLEMENTATIONS: [Implementation; 3] = [
+    ("frame, dynamic tree (default)", "DynamicTree: update + find_pairs", || {
+        Box::new(DynamicTree::<Aabb3>::new())
+    }),
     ("frame, spatial hash", "SpatialHash: update + find_pairs", || Box::new(SpatialHash::<Aabb3>::new())),
     ("frame, sweep and prune", "SweepAndPrune: update + find_pairs", || {
         Box::new(SweepAndPrune::<Aabb3>::new())

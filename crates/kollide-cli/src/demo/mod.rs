@@ -5,6 +5,7 @@
 //! [`SCENES`].
 
 mod asteroids;
+mod convex;
 mod crowd;
 mod primitives;
 mod solids;
@@ -53,7 +54,8 @@ pub struct Scene {
 }
 
 /// Every scene, in the order `kollide demo` runs them.
-pub const SCENES: &[Scene] = &[primitives::SCENE, asteroids::SCENE, solids::SCENE, crowd::SCENE];
+pub const SCENES: &[Scene] =
+    &[primitives::SCENE, asteroids::SCENE, solids::SCENE, convex::SCENE, crowd::SCENE];
 
 /// The outcome of timing one kind of test over a batch of inputs.
 #[derive(Clone, Debug)]
