@@ -378,3 +378,80 @@ fn dense_scenes_with_many_pairs_match_the_model() {
         }
     }
 }
+
+/// Frames of a moving scene: most objects drift inside their fattened boxes, a few jump, and
+/// some frames insert or remove objects, so a structure that keeps a compact copy of the scene
+/// moves objects in place, sets some apart, drops the copy and builds it again. Pairs, events and
+/// queries are compared with brute force every frame.
+fn run_frames<B: TestBounds + 'static>(seed: u64) {
+    let mut rng = rng(seed);
+    let generator = Generator::new(&mut rng, Scene::Uniform);
+    let phases: Vec<(&str, Box<dyn BroadPhase<B>>)> = vec![
+        ("dynamic tree", Box::new(DynamicTree::<B>::new())),
+        ("sweep and prune", Box::new(SweepAndPrune::<B>::new())),
+        ("spatial hash", Box::new(SpatialHash::<B>::new())),
+    ];
+    for (name, mut phase) in phases {
+        let mut reference = BruteForce::<B>::new();
+        let mut rng = kollide_testkit::random::rng(seed + 1);
+        let mut next_id = 0u32;
+        for _ in 0..400 {
+            let b = generator.random_box::<B>(&mut rng);
+            phase.insert(next_id, b).unwrap();
+            reference.insert(next_id, b).unwrap();
+            next_id += 1;
+        }
+        let (mut events, mut expected) = (PairEvents::default(), PairEvents::default());
+        let (mut out, mut expected_out) = (Vec::new(), Vec::new());
+        for frame in 0..60 {
+            let ctx = format!("{name} seed {seed} frame {frame}");
+            let ids: Vec<u32> = (0..next_id).filter(|&id| reference.bounds(id).is_some()).collect();
+            for &id in ids.iter().filter(|&&id| (id + frame) % 5 == 0) {
+                let b = reference.bounds(id).unwrap();
+                // Drifts far smaller than the boxes; one object in fifty jumps anywhere.
+                let b = if rng.random_bool(0.02) {
+                    generator.random_box::<B>(&mut rng)
+                } else {
+                    let c = [0, 1, 2].map(|k| if k < B::DIM { 0.5 * (b.lo(k) + b.hi(k)) } else { 0.0 });
+                    let h = [0, 1, 2].map(|k| if k < B::DIM { 0.5 * (b.hi(k) - b.lo(k)) } else { 0.0 });
+                    let d = rng.random_range(-0.02..0.02) * h.iter().fold(0.0f32, |m, &x| m.max(x));
+                    B::random_box(&mut rng, c.map(|x| x + d), h)
+                };
+                phase.update(id, b).unwrap();
+                reference.update(id, b).unwrap();
+            }
+            if frame % 9 == 4 {
+                for _ in 0..3 {
+                    let b = generator.random_box::<B>(&mut rng);
+                    phase.insert(next_id, b).unwrap();
+                    reference.insert(next_id, b).unwrap();
+                    next_id += 1;
+                }
+                let id = ids[rng.random_range(0..ids.len())];
+                phase.remove(id).unwrap();
+                reference.remove(id).unwrap();
+            }
+            for _ in 0..3 {
+                let q = generator.random_box::<B>(&mut rng);
+                phase.query_box(&q, &mut out);
+                reference.query_box(&q, &mut expected_out);
+                assert_eq!(out, expected_out, "{ctx}: query_box");
+                let ray = B::random_ray(&mut rng);
+                phase.query_ray(&ray, 200.0, &mut out);
+                reference.query_ray(&ray, 200.0, &mut expected_out);
+                assert_eq!(out, expected_out, "{ctx}: query_ray");
+            }
+            phase.find_pairs(&mut events);
+            reference.find_pairs(&mut expected);
+            assert_eq!(events, expected, "{ctx}: pairs and events");
+        }
+    }
+}
+
+#[test]
+fn frames_of_small_moves_match_brute_force() {
+    for seed in 0..4 {
+        run_frames::<Aabb3>(100 + seed);
+        run_frames::<Aabb2>(200 + seed);
+    }
+}

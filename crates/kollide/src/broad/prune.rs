@@ -62,7 +62,11 @@ impl Block {
 /// the one along which the box centers spread most. Boxes spanning more than
 /// [`MAX_COLUMNS_PER_OBJECT`] columns are kept in a separate list.
 ///
-/// Built once from a set of boxes; it does not follow edits.
+/// Each object is placed (columns, sweep order) by a placement box that encloses its box: the box
+/// itself, or a fattened one ([`Columns::with_slack`]). An object whose new box stays inside its
+/// placement box is moved in place ([`Columns::update`]); one whose box leaves it, or a removed
+/// one, is dropped from the columns. Sweeps and searches go by the placement boxes' lower bounds
+/// and extents, tests by the boxes, so answers stay exact.
 #[derive(Clone, Debug)]
 pub(super) struct Columns<B> {
     axis: usize,
@@ -77,10 +81,13 @@ pub(super) struct Columns<B> {
     /// `axis`, four to a block, the last block padded with entries that overlap nothing.
     starts: Vec<u32>,
     blocks: Vec<Block>,
-    /// The largest lower bound on `axis` in each block (its last lane's), densely, for binary
-    /// searches that touch few cache lines.
+    /// The lower bound on `axis` of the placement box of each block's first lane, densely (the
+    /// sweeps stop at the first block that starts beyond reach).
+    block_first: Vec<f32>,
+    /// The largest lower bound on `axis` of the placement boxes in each block (its last lane's,
+    /// `+∞` for padding), densely, for searches that touch few cache lines.
     block_last: Vec<f32>,
-    /// The largest extent along `axis` of an entry.
+    /// The largest extent along `axis` of a placement box.
     max_extent: f32,
     /// Boxes spanning too many columns, with their ids, sorted by lower bound on `axis`.
     big: Vec<(B, u32)>,
@@ -88,26 +95,53 @@ pub(super) struct Columns<B> {
     /// when there are big boxes, which are swept along it).
     all: Vec<(B, u32)>,
     all_max_extent: f32,
+    /// Whether the placement boxes are the boxes and nothing was edited (what [`Columns::pairs`]
+    /// needs).
+    exact: bool,
+    /// Where each object is stored, for edits (built at the first edit when not built with
+    /// slack).
+    index: Option<Index<B>>,
 }
+
+/// Where the objects of [`Columns`] are stored, by id.
+#[derive(Clone, Debug)]
+struct Index<B> {
+    /// Object `id`'s places are `places[starts[id]..starts[id + 1]]`: lane `4 · block + lane`,
+    /// or `BIG | k` for `big[k]`.
+    starts: Vec<u32>,
+    places: Vec<u32>,
+    /// The placement box of each object, by id, and whether the object is in the columns.
+    placed: Vec<(B, bool)>,
+}
+
+/// Marks a place in the list of big boxes.
+const BIG: u32 = 1 << 31;
 
 impl<B: BroadBounds> Columns<B> {
     /// Builds the columns for objects `ids` with boxes `boxes`, along the axis where the box
     /// centers spread most.
     pub(super) fn new(ids: &[u32], boxes: &[B]) -> Self {
         let axis = spread_axis(boxes);
-        let mut keys: Vec<u64> = boxes
-            .iter()
-            .enumerate()
-            .map(|(i, b)| (u64::from(sortable(b.lo(axis))) << 32) | i as u64)
-            .collect();
-        super::radix_sort_high32(&mut keys);
-        let order: Vec<u32> = keys.iter().map(|&k| k as u32).collect();
-        Self::with_order(ids, boxes, axis, &order)
+        Self::with_order(ids, boxes, boxes, axis, &sweep_order(boxes, axis))
     }
 
-    /// Builds the columns with sweep axis `axis`, given the indices of `boxes` sorted by lower
-    /// bound on it.
-    pub(super) fn with_order(ids: &[u32], boxes: &[B], axis: usize, order: &[u32]) -> Self {
+    /// Builds the columns for objects `ids` with boxes `boxes`, placed by the enclosing boxes
+    /// `placed`.
+    pub(super) fn with_slack(ids: &[u32], boxes: &[B], placed: &[B]) -> Self {
+        let axis = spread_axis(placed);
+        let mut columns = Self::with_order(ids, boxes, placed, axis, &sweep_order(placed, axis));
+        columns.exact = false;
+        let mut by_id = vec![(B::empty(), false); ids.iter().map(|&id| id as usize + 1).max().unwrap_or(0)];
+        for (&id, p) in ids.iter().zip(placed) {
+            by_id[id as usize] = (*p, true);
+        }
+        columns.index = Some(columns.build_index(by_id));
+        columns
+    }
+
+    /// Builds the columns with sweep axis `axis`, placing object `i` by `placed[i]`, given the
+    /// indices sorted by the lower bound of `placed` on `axis`.
+    pub(super) fn with_order(ids: &[u32], boxes: &[B], placed: &[B], axis: usize, order: &[u32]) -> Self {
         let n = boxes.len();
         let grid_axes = [(axis + 1) % B::DIM, (axis + 2) % B::DIM];
         let dims = B::DIM - 1;
@@ -115,7 +149,7 @@ impl<B: BroadBounds> Columns<B> {
         let mut lo = [f32::INFINITY; 2];
         let mut hi = [f32::NEG_INFINITY; 2];
         let mut extent_sum = 0.0f64;
-        for b in boxes {
+        for b in placed {
             for g in 0..dims {
                 lo[g] = lo[g].min(b.lo(grid_axes[g]));
                 hi[g] = hi[g].max(b.hi(grid_axes[g]));
@@ -140,11 +174,14 @@ impl<B: BroadBounds> Columns<B> {
             counts: [1, 1],
             starts: Vec::new(),
             blocks: Vec::new(),
+            block_first: Vec::new(),
             block_last: Vec::new(),
             max_extent: 0.0,
             big: Vec::new(),
             all: Vec::new(),
             all_max_extent: 0.0,
+            exact: true,
+            index: None,
         };
         if n == 0 {
             grid.starts = vec![0, 0];
@@ -154,7 +191,7 @@ impl<B: BroadBounds> Columns<B> {
         let columns = (grid.counts[0] * grid.counts[1]) as usize;
 
         // Column ranges, counts per column, then entries in sweep order.
-        let ranges: Vec<([u32; 2], [u32; 2])> = boxes.iter().map(|b| grid.range(b)).collect();
+        let ranges: Vec<([u32; 2], [u32; 2])> = placed.iter().map(|b| grid.range(b)).collect();
         let is_big = |(first, last): &([u32; 2], [u32; 2])| {
             ((last[0] - first[0] + 1) * (last[1] - first[1] + 1)) as usize > MAX_COLUMNS_PER_OBJECT
         };
@@ -181,19 +218,19 @@ impl<B: BroadBounds> Columns<B> {
         }
         let mut ranks = vec![0u32; entry_starts[columns] as usize];
         let mut next = entry_starts.clone();
-        let mut sorted: Vec<(B, u32)> = Vec::with_capacity(n);
+        let mut sorted: Vec<(B, u32, f32)> = Vec::with_capacity(n);
         let mut max_extent = 0.0f32;
         for &i in order {
             let i = i as usize;
             let (first, last) = ranges[i];
-            let b = &boxes[i];
+            let (b, p) = (&boxes[i], &placed[i]);
             if is_big(&ranges[i]) {
                 grid.big.push((*b, ids[i]));
                 continue;
             }
-            max_extent = max_extent.max(b.hi(axis) - b.lo(axis));
+            max_extent = max_extent.max(p.hi(axis) - p.lo(axis));
             let rank = sorted.len() as u32;
-            sorted.push((*b, ids[i]));
+            sorted.push((*b, ids[i], p.lo(axis)));
             // Ranks are below 2³⁰ (ids are at most `MAX_ID`): the top bits say whether the
             // column is the box's first on each grid axis.
             for c1 in first[1]..=last[1] {
@@ -205,13 +242,23 @@ impl<B: BroadBounds> Columns<B> {
                 }
             }
         }
-        let mut blocks = Vec::with_capacity(starts[columns] as usize);
+        let blocks_len = starts[columns] as usize;
+        let mut blocks = Vec::with_capacity(blocks_len);
+        grid.block_first.reserve(blocks_len);
+        grid.block_last.reserve(blocks_len);
         for c in 0..columns {
             for chunk in ranks[entry_starts[c] as usize..entry_starts[c + 1] as usize].chunks(4) {
                 let mut block = Block::PADDING;
                 block.first = [0; 2];
+                let mut last = f32::INFINITY;
                 for (k, &r) in chunk.iter().enumerate() {
-                    let (b, id) = &sorted[(r & ((1 << 30) - 1)) as usize];
+                    let (b, id, placed_lo) = &sorted[(r & ((1 << 30) - 1)) as usize];
+                    if k == 0 {
+                        grid.block_first.push(*placed_lo);
+                    }
+                    if k == 3 {
+                        last = *placed_lo;
+                    }
                     let (lo, hi) = b.corners();
                     for a in 0..3 {
                         block.lo[a][k] = lo[a];
@@ -222,17 +269,124 @@ impl<B: BroadBounds> Columns<B> {
                     block.first[1] |= ((r >> 31) as u8) << k;
                 }
                 blocks.push(block);
+                grid.block_last.push(last);
             }
         }
         if !grid.big.is_empty() {
-            grid.all = order.iter().map(|&i| (boxes[i as usize], ids[i as usize])).collect();
-            grid.all_max_extent = boxes.iter().map(|b| b.hi(axis) - b.lo(axis)).fold(0.0, f32::max);
+            grid.all = order.iter().map(|&i| (placed[i as usize], ids[i as usize])).collect();
+            grid.all_max_extent = placed.iter().map(|b| b.hi(axis) - b.lo(axis)).fold(0.0, f32::max);
         }
-        grid.block_last = blocks.iter().map(|b| b.lo[axis].w).collect();
         grid.starts = starts;
         grid.blocks = blocks;
         grid.max_extent = max_extent;
         grid
+    }
+
+    /// The places of every object (counting sort of the lanes by id), with their placement boxes
+    /// `placed` by id.
+    fn build_index(&self, mut placed: Vec<(B, bool)>) -> Index<B> {
+        let mut lanes: Vec<(u32, u32)> = Vec::with_capacity(4 * self.blocks.len() + self.big.len());
+        for (k, block) in self.blocks.iter().enumerate() {
+            for lane in 0..4 {
+                if block.lo[0][lane] <= block.hi[0][lane] {
+                    lanes.push((block.id[lane], (4 * k + lane) as u32));
+                }
+            }
+        }
+        lanes.extend(self.big.iter().enumerate().map(|(k, (_, id))| (*id, BIG | k as u32)));
+        let ids = lanes.iter().map(|&(id, _)| id as usize + 1).max().unwrap_or(0).max(placed.len());
+        placed.resize(ids, (B::empty(), false));
+        let mut starts = vec![0u32; ids + 1];
+        for &(id, _) in &lanes {
+            starts[id as usize + 1] += 1;
+        }
+        for id in 0..ids {
+            starts[id + 1] += starts[id];
+        }
+        let mut next = starts.clone();
+        let mut places = vec![0u32; lanes.len()];
+        for &(id, place) in &lanes {
+            places[next[id as usize] as usize] = place;
+            next[id as usize] += 1;
+        }
+        Index { starts, places, placed }
+    }
+
+    /// The index, built from the lanes when the columns were placed by the boxes themselves.
+    fn index(&mut self) -> &mut Index<B> {
+        if self.index.is_none() {
+            let mut placed = Vec::new();
+            for block in &self.blocks {
+                for lane in 0..4 {
+                    let id = block.id[lane] as usize;
+                    if block.lo[0][lane] <= block.hi[0][lane] {
+                        if placed.len() <= id {
+                            placed.resize(id + 1, (B::empty(), false));
+                        }
+                        let (lo, hi) = block.lane(lane);
+                        placed[id] = (B::from_lo_hi(lo, hi), true);
+                    }
+                }
+            }
+            for (b, id) in &self.big {
+                let id = *id as usize;
+                if placed.len() <= id {
+                    placed.resize(id + 1, (B::empty(), false));
+                }
+                placed[id] = (*b, true);
+            }
+            self.index = Some(self.build_index(placed));
+        }
+        self.exact = false;
+        self.index.as_mut().expect("just built")
+    }
+
+    /// Writes `bounds` in every place of object `id`.
+    fn write(&mut self, id: u32, bounds: &B) {
+        let index = self.index.as_ref().expect("edits build the index");
+        let places =
+            &index.places[index.starts[id as usize] as usize..index.starts[id as usize + 1] as usize];
+        let (lo, hi) = bounds.corners();
+        for &place in places {
+            if place & BIG != 0 {
+                self.big[(place & !BIG) as usize].0 = *bounds;
+            } else {
+                let block = &mut self.blocks[place as usize / 4];
+                let lane = place as usize % 4;
+                for a in 0..3 {
+                    block.lo[a][lane] = lo[a];
+                    block.hi[a][lane] = hi[a];
+                }
+            }
+        }
+    }
+
+    /// Moves object `id` to the valid box `bounds`: in place when it is in the columns and `bounds`
+    /// lies inside its placement box (`Some(true)`); otherwise, when it is in the columns, it is
+    /// dropped from them (`Some(false)`). `None`: it is not in the columns.
+    pub(super) fn update(&mut self, id: u32, bounds: &B) -> Option<bool> {
+        let (placed, present) = *self.index().placed.get(id as usize)?;
+        if !present {
+            return None;
+        }
+        if placed.contains(bounds) {
+            self.write(id, bounds);
+            Some(true)
+        } else {
+            self.remove(id);
+            Some(false)
+        }
+    }
+
+    /// Drops object `id` from the columns; whether it was in them.
+    pub(super) fn remove(&mut self, id: u32) -> bool {
+        let Some(entry) = self.index().placed.get_mut(id as usize).filter(|(_, present)| *present) else {
+            return false;
+        };
+        entry.1 = false;
+        // Bounds `+∞..-∞` overlap nothing, as padding does.
+        self.write(id, &B::from_lo_hi([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]));
+        true
     }
 
     /// The cell of coordinate `x` on grid axis `g` (not clamped above).
@@ -262,7 +416,9 @@ impl<B: BroadBounds> Columns<B> {
     }
 
     /// Appends every overlapping pair `(smaller id, larger id)`, each once, in no particular order.
+    /// Only for columns placed by the boxes themselves and not edited since.
     pub(super) fn pairs(&self, out: &mut Vec<Pair>) {
+        debug_assert!(self.exact);
         let (axis, dim) = (self.axis, B::DIM);
         // Every block test writes its four candidate pairs and advances the length by the hits,
         // without a branch per hit (they are unpredictable); `out` is kept four pairs longer than
@@ -276,7 +432,7 @@ impl<B: BroadBounds> Columns<B> {
                     let (lo, hi) = block.lane(lane);
                     let reach = hi[axis];
                     if !(lo[axis] <= reach) {
-                        break; // padding
+                        continue; // padding
                     }
                     let (lo4, hi4) = (lo.map(Vec4::splat), hi.map(Vec4::splat));
                     let id = block.id[lane];
@@ -285,8 +441,10 @@ impl<B: BroadBounds> Columns<B> {
                     // within reach.
                     let mask = block.overlap_mask(&lo4, &hi4, dim) & (0b1110 << lane) & 0b1111;
                     len = append_pairs(out, len, id, block, mask & block.owned_mask(first));
-                    for other in &self.blocks[k + 1..end] {
-                        if other.lo[axis].x > reach {
+                    for (other, &other_lo) in
+                        self.blocks[k + 1..end].iter().zip(&self.block_first[k + 1..end])
+                    {
+                        if other_lo > reach {
                             break;
                         }
                         let mask = other.overlap_mask(&lo4, &hi4, dim) & other.owned_mask(first);
@@ -336,8 +494,10 @@ impl<B: BroadBounds> Columns<B> {
                 let range = self.column(c0, c1);
                 // Blocks from the first whose last lower bound reaches `from`.
                 let start = range.start + first_reaching(&self.block_last[range.clone()], from);
-                for block in &self.blocks[start..range.end] {
-                    if block.lo[self.axis].x > to {
+                for (block, &block_lo) in
+                    self.blocks[start..range.end].iter().zip(&self.block_first[start..range.end])
+                {
+                    if block_lo > to {
                         break;
                     }
                     stats.tested += 4;
@@ -441,8 +601,10 @@ impl<B: BroadBounds> Columns<B> {
                 });
                 let range = self.column(c0, c1);
                 let start = range.start + first_reaching(&self.block_last[range.clone()], from);
-                for block in &self.blocks[start..range.end] {
-                    if block.lo[ax].x > to {
+                for (block, &block_lo) in
+                    self.blocks[start..range.end].iter().zip(&self.block_first[start..range.end])
+                {
+                    if block_lo > to {
                         break;
                     }
                     let mut mask = block.overlap_mask(&near, &far, B::DIM);
@@ -466,6 +628,14 @@ impl<B: BroadBounds> Columns<B> {
         }
         stats
     }
+}
+
+/// The indices of `boxes` by ascending lower bound on `axis` (radix sort of finite floats).
+fn sweep_order<B: BroadBounds>(boxes: &[B], axis: usize) -> Vec<u32> {
+    let mut keys: Vec<u64> =
+        boxes.iter().enumerate().map(|(i, b)| (u64::from(sortable(b.lo(axis))) << 32) | i as u64).collect();
+    super::radix_sort_high32(&mut keys);
+    keys.iter().map(|&k| k as u32).collect()
 }
 
 /// Writes the pairs of `id` with the lanes of `block` in `mask` at `out[len..]`, growing `out`

@@ -91,7 +91,7 @@ impl<B: BroadBounds> SweepAndPrune<B> {
         }
         self.axis = axis;
         let sorted: Vec<u32> = order.iter().map(|e| slots.slot_of[e.id as usize]).collect();
-        self.columns = Some(Columns::with_order(&slots.ids, &slots.boxes, axis, &sorted));
+        self.columns = Some(Columns::with_order(&slots.ids, &slots.boxes, &slots.boxes, axis, &sorted));
         self.stale = false;
         self.removed = 0;
         self.inserted = 0;

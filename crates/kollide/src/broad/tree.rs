@@ -73,8 +73,14 @@ struct Proxy<B> {
 ///   `events.pairs` in one pass).
 ///   When more than a quarter of the objects were edited, or `events` is not the value passed to
 ///   the previous call, it finds all pairs in one batch instead (box pruning in grid columns, as
-///   [`super::SweepAndPrune`] does), and keeps those columns to answer queries until the next
-///   edit.
+///   [`super::SweepAndPrune`] does).
+/// - Next to the tree, the objects are kept in grid columns (as after a batch pair finding), a
+///   more compact layout that answers queries, and the queries of incremental pair finding,
+///   several times faster. Objects that move inside their placement box there are moved in place;
+///   the others, and new objects, are tested one by one until there are too many of them
+///   (1/1024 of the objects), when the columns are dropped and the tree answers. They are built
+///   again, with the fattened boxes of the tree, by the next pair finding after which the tree
+///   kept its shape (no insertion, removal or move out of a fattened box).
 /// - Each node stores the boxes of its two children, so a traversal step tests both without
 ///   loading them; a leaf child's box is its tight box, so leaves are tested exactly.
 ///
@@ -101,9 +107,14 @@ pub struct DynamicTree<B: BroadBounds> {
     listed: Vec<bool>,
     /// The number of pairs of the last pair finding, to recognize the `events` it filled.
     pair_count: usize,
-    /// The columns of the last batch pair finding, while no edit followed (a faster layout for
-    /// queries of a static scene).
+    /// A compact copy of the objects for queries (see the type notes), when present.
     columns: Option<Columns<B>>,
+    /// The objects missing from `columns` (inserted since, or moved out of their placement box),
+    /// each once; `columns` is dropped when they become too many.
+    loose: Vec<u32>,
+    /// Whether an insertion, a removal or a move out of a fattened box changed the tree since the
+    /// last pair finding.
+    reshaped: bool,
     scratch: Vec<Pair>,
     heap: BinaryHeap<Reverse<Candidate<B>>>,
 }
@@ -161,6 +172,8 @@ impl<B: BroadBounds> DynamicTree<B> {
             listed: Vec::new(),
             pair_count: 0,
             columns: None,
+            loose: Vec::new(),
+            reshaped: false,
             scratch: Vec::new(),
             heap: BinaryHeap::new(),
         }
@@ -518,6 +531,27 @@ impl<B: BroadBounds> DynamicTree<B> {
         tested
     }
 
+    /// Records that object `id` is missing from the columns, and drops them when too many are.
+    fn loosen(&mut self, id: u32) {
+        if self.columns.is_some() {
+            self.loose.push(id);
+            if self.loose.len() > 16 + self.slots.len() / 1024 {
+                self.columns = None;
+                self.loose.clear();
+            }
+        }
+    }
+
+    /// Appends the loose objects whose boxes pass `test`; returns how many were tested.
+    fn test_loose(&self, test: impl Fn(&B) -> bool, out: &mut Vec<u32>) -> u32 {
+        for &id in &self.loose {
+            if test(&self.slots.boxes[self.slots.slot_of[id as usize] as usize]) {
+                out.push(id);
+            }
+        }
+        self.loose.len() as u32
+    }
+
     /// Clears `out` and fills it with the ascending ids of the objects whose boxes pass `test`.
     fn collect(&self, test: impl Fn(&B) -> bool, out: &mut Vec<u32>) -> QueryStats {
         out.clear();
@@ -547,18 +581,24 @@ impl<B: BroadBounds> DynamicTree<B> {
     fn incremental_pairs(&mut self, moved: &[u32], events: &mut PairEvents) {
         let mut found = std::mem::take(&mut self.scratch);
         found.clear();
+        let mut near = Vec::new();
         for &a in moved {
             let slot = self.slots.slot_of[a as usize] as usize;
             let tight = self.slots.boxes[slot];
             let listed = &self.listed;
-            self.traverse(
-                |b| b.overlaps_simd(&tight),
-                |b| {
-                    if b != a && (!listed[b as usize] || a < b) {
-                        found.push(ordered(a, b));
-                    }
-                },
-            );
+            let mut keep = |b: u32| {
+                if b != a && (!listed[b as usize] || a < b) {
+                    found.push(ordered(a, b));
+                }
+            };
+            if let Some(columns) = &self.columns {
+                near.clear();
+                columns.query_box(&tight, &mut near);
+                self.test_loose(|b| b.overlaps_simd(&tight), &mut near);
+                near.iter().for_each(|&b| keep(b));
+            } else {
+                self.traverse(|b| b.overlaps_simd(&tight), keep);
+            }
         }
         sort_pairs(&mut found);
         let old = std::mem::take(&mut events.pairs);
@@ -699,7 +739,8 @@ impl<B: BroadBounds> BroadPhase<B> for DynamicTree<B> {
     fn insert(&mut self, id: u32, bounds: B) -> Result<(), BroadPhaseError> {
         self.slots.check_insert(id, &bounds)?;
         self.ensure_tree();
-        self.columns = None;
+        self.reshaped = true;
+        self.loosen(id);
         let proxy = Proxy { fat: bounds, parent: NULL, lane: 0, placed: false };
         self.slots.push(id, bounds, proxy);
         self.pending.push(id);
@@ -710,7 +751,11 @@ impl<B: BroadBounds> BroadPhase<B> for DynamicTree<B> {
     fn update(&mut self, id: u32, bounds: B) -> Result<(), BroadPhaseError> {
         let slot = self.slots.check_update(id, &bounds)?;
         self.ensure_tree();
-        self.columns = None;
+        if let Some(columns) = &mut self.columns {
+            if columns.update(id, &bounds) == Some(false) {
+                self.loosen(id);
+            }
+        }
         self.slots.boxes[slot] = bounds;
         let Proxy { fat, parent, lane, placed } = self.slots.extra[slot];
         self.list_moved(id);
@@ -719,6 +764,7 @@ impl<B: BroadBounds> BroadPhase<B> for DynamicTree<B> {
                 self.nodes[parent as usize].boxes[usize::from(lane)] = bounds;
             }
             if !fat.contains(&bounds) {
+                self.reshaped = true;
                 self.remove_leaf(id);
                 self.slots.extra[slot].fat = bounds.expanded(self.margin.unwrap_or(0.0));
                 self.insert_leaf(id);
@@ -730,7 +776,12 @@ impl<B: BroadBounds> BroadPhase<B> for DynamicTree<B> {
     fn remove(&mut self, id: u32) -> Result<(), BroadPhaseError> {
         let slot = self.slots.slot(id).ok_or(BroadPhaseError::UnknownId(id))?;
         self.ensure_tree();
-        self.columns = None;
+        self.reshaped = true;
+        if let Some(columns) = &mut self.columns {
+            if !columns.remove(id) {
+                self.loose.retain(|&x| x != id);
+            }
+        }
         if self.slots.extra[slot].placed {
             self.remove_leaf(id);
         }
@@ -754,10 +805,17 @@ impl<B: BroadBounds> BroadPhase<B> for DynamicTree<B> {
         let incremental = events.pairs.len() == self.pair_count && marked.len() * 4 <= self.slots.len();
         if incremental {
             self.ensure_tree();
+            if self.columns.is_none() && !self.reshaped {
+                let fat: Vec<B> = self.slots.extra.iter().map(|p| p.fat).collect();
+                self.columns = Some(Columns::with_slack(&self.slots.ids, &self.slots.boxes, &fat));
+                self.loose.clear();
+            }
             let mut moved: Vec<u32> =
                 marked.iter().copied().filter(|&id| self.slots.slot(id).is_some()).collect();
-            // Neighbouring leaves one after the other: their queries share most of their paths.
-            moved.sort_unstable_by_key(|&id| self.proxy(id).parent);
+            if self.columns.is_none() {
+                // Neighbouring leaves one after the other: their queries share most of their paths.
+                moved.sort_unstable_by_key(|&id| self.proxy(id).parent);
+            }
             self.incremental_pairs(&moved, events);
         } else {
             let mut pairs = std::mem::take(&mut self.scratch);
@@ -765,6 +823,7 @@ impl<B: BroadBounds> BroadPhase<B> for DynamicTree<B> {
             let columns = Columns::new(&self.slots.ids, &self.slots.boxes);
             columns.pairs(&mut pairs);
             self.columns = Some(columns);
+            self.loose.clear();
             sort_pairs(&mut pairs);
             events.advance(&mut pairs);
             self.scratch = pairs;
@@ -774,6 +833,7 @@ impl<B: BroadBounds> BroadPhase<B> for DynamicTree<B> {
         }
         self.moved = marked;
         self.moved.clear();
+        self.reshaped = false;
         self.pair_count = events.pairs.len();
     }
 
@@ -781,7 +841,8 @@ impl<B: BroadBounds> BroadPhase<B> for DynamicTree<B> {
         // An inverted box can still pass the componentwise test; the tree handles it.
         if let Some(columns) = self.columns.as_ref().filter(|_| query.is_valid()) {
             out.clear();
-            let stats = columns.query_box(query, out);
+            let mut stats = columns.query_box(query, out);
+            stats.tested += self.test_loose(|b| b.overlaps_simd(query), out);
             out.sort_unstable();
             return stats;
         }
@@ -791,7 +852,8 @@ impl<B: BroadBounds> BroadPhase<B> for DynamicTree<B> {
     fn query_ray(&self, ray: &B::Ray, max_t: f32, out: &mut Vec<u32>) -> QueryStats {
         if let Some(columns) = self.columns.as_ref().filter(|_| ray_usable::<B>(ray, max_t)) {
             out.clear();
-            let stats = columns.query_ray(ray, max_t, out);
+            let mut stats = columns.query_ray(ray, max_t, out);
+            stats.tested += self.test_loose(|b| b.ray_entry(ray, max_t).is_some(), out);
             out.sort_unstable();
             out.dedup();
             return stats;
