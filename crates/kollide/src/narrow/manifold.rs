@@ -113,6 +113,14 @@ impl Feature {
         Self { pts: [Vec3A::ZERO; MAX_FEATURE], len: 0, normal: Vec3A::ZERO, id: 0 }
     }
 
+    /// The feature with these points (at most [`MAX_FEATURE`]), built in one go.
+    fn from_points(points: &[Vec3A], normal: Vec3A, id: u32) -> Self {
+        let mut pts = [Vec3A::ZERO; MAX_FEATURE];
+        let len = points.len().min(MAX_FEATURE);
+        pts[..len].copy_from_slice(&points[..len]);
+        Self { pts, len, normal, id }
+    }
+
     fn push(&mut self, p: Vec3A) {
         if self.len < MAX_FEATURE {
             self.pts[self.len] = p;
@@ -191,19 +199,14 @@ fn cuboid_feature(h: Vec3A, d: Vec3A) -> Feature {
     };
     let (j, k) = ((i + 1) % 3, (i + 2) % 3);
     let sign = if d[i] < 0.0 { -1.0 } else { 1.0 };
-    let mut f = Feature::new();
-    for (sj, sk) in [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)] {
-        let mut p = Vec3A::ZERO;
-        p[i] = sign * h[i];
-        p[j] = sj * h[j];
-        p[k] = sk * h[k];
-        f.push(p);
-    }
-    let mut n = Vec3A::ZERO;
-    n[i] = sign;
-    f.normal = n;
-    f.id = 2 * i as u32 + u32::from(sign > 0.0);
-    f
+    // The face's centre and half edges, from the unit axes (products pick one half extent).
+    let n = Vec3A::AXES[i] * sign;
+    let (c, u, v) = (n * h, Vec3A::AXES[j] * h, Vec3A::AXES[k] * h);
+    Feature::from_points(
+        &[c - u - v, c + u - v, c + u + v, c - u + v],
+        n,
+        2 * i as u32 + u32::from(sign > 0.0),
+    )
 }
 
 fn cylinder_feature(h: f32, r: f32, d: Vec3A, shape: &ConvexShape) -> Feature {
@@ -245,14 +248,9 @@ fn cone_feature(h: f32, r: f32, d: Vec3A, shape: &ConvexShape) -> Feature {
 fn triangle_feature(t: &[Vec3; 3], d: Vec3A) -> Feature {
     let p = t.map(Vec3A::from);
     let n = (p[1] - p[0]).cross(p[2] - p[0]).normalize_or_zero();
-    let mut f = Feature::new();
     if n.dot(d).abs() >= 0.5 {
         let sign = if n.dot(d) < 0.0 { -1.0 } else { 1.0 };
-        for q in p {
-            f.push(q);
-        }
-        f.normal = n * sign;
-        f.id = u32::from(sign > 0.0);
+        Feature::from_points(&p, n * sign, u32::from(sign > 0.0))
     } else {
         // The edge through the two vertices farthest along `d`.
         let dots = p.map(|q| q.dot(d));
@@ -264,11 +262,8 @@ fn triangle_feature(t: &[Vec3; 3], d: Vec3A) -> Feature {
             2
         };
         let (i, j) = ((low + 1) % 3, (low + 2) % 3);
-        f.push(p[i]);
-        f.push(p[j]);
-        f.id = 2 + low as u32;
+        Feature::from_points(&[p[i], p[j]], Vec3A::ZERO, 2 + low as u32)
     }
-    f
 }
 
 fn hull_feature(h: &crate::shape::ConvexHull, d: Vec3A) -> Feature {
@@ -377,72 +372,96 @@ fn clip(reference: &Feature, incident: &Feature, out: &mut [ClipPoint; MAX_CLIP]
 /// Builds the manifold of a contact in the query frame.
 pub(crate) fn build(a: &Side, b: &Side, c: &FrameContact, prediction: f32, out: &mut ContactManifold) {
     let n = c.normal;
-    let fa = frame_feature(a, n, Vec3A::ZERO);
-    let fb = frame_feature(b, -n, Vec3A::ZERO);
+    let mut fa = frame_feature(a, n, Vec3A::ZERO);
+    let mut fb = frame_feature(b, -n, Vec3A::ZERO);
     let align_a = if fa.len >= 3 { fa.normal.dot(n) } else { -1.0 };
     let align_b = if fb.len >= 3 { -fb.normal.dot(n) } else { -1.0 };
-    let mut candidates = [ManifoldPoint::default(); MAX_CLIP];
-    let mut count = 0;
     if align_a.max(align_b) >= REFERENCE_COS {
         let reference_is_a = align_a >= align_b;
         // The incident feature is taken along the reference face's normal (not the contact
         // normal), so that swapping A and B, which keeps the reference face, keeps it too.
         // (When the reference normal is the contact normal, the incident feature is the one
-        // already found along it.)
-        let shifted = |mut f: Feature, offset: Vec3A| {
+        // already found along it.) Features are shifted in place, never moved.
+        let shift = |f: &mut Feature, offset: Vec3A| {
             for p in &mut f.pts[..f.len] {
                 *p += offset;
             }
-            f
         };
-        let (mut reference, margin, incident) = if reference_is_a {
+        let other;
+        let (reference, margin, incident) = if reference_is_a {
             let incident = if fa.normal == n {
-                shifted(fb, -n * b.margin)
+                shift(&mut fb, -n * b.margin);
+                &fb
             } else {
-                frame_feature(b, -fa.normal, -fa.normal * b.margin)
+                other = frame_feature(b, -fa.normal, -fa.normal * b.margin);
+                &other
             };
-            (fa, a.margin, incident)
+            (&mut fa, a.margin, incident)
         } else {
             let incident = if fb.normal == -n {
-                shifted(fa, n * a.margin)
+                shift(&mut fa, n * a.margin);
+                &fa
             } else {
-                frame_feature(a, -fb.normal, -fb.normal * a.margin)
+                other = frame_feature(a, -fb.normal, -fb.normal * a.margin);
+                &other
             };
-            (fb, b.margin, incident)
+            (&mut fb, b.margin, incident)
         };
-        let shift = reference.normal * margin;
-        for p in &mut reference.pts[..reference.len] {
-            *p += shift;
-        }
-        let (reference, incident) = (&reference, &incident);
-        let mut clipped = [ClipPoint::default(); MAX_CLIP];
-        let k = clip(reference, incident, &mut clipped);
-        let nr = reference.normal;
-        out.normal = (if reference_is_a { nr } else { -nr }).into();
-        for q in &clipped[..k] {
-            let s = (q.p - reference.pts[0]).dot(nr);
-            if s > prediction {
-                continue;
-            }
-            let on_ref = q.p - nr * s;
-            let (pa, pb) = if reference_is_a { (on_ref, q.p) } else { (q.p, on_ref) };
-            let id = (reference.id << 20) | (u32::from(reference_is_a) << 19) | (q.id & 0x7ffff);
-            candidates[count] = ManifoldPoint { point_a: pa.into(), point_b: pb.into(), separation: s, id };
-            count += 1;
+        let normal_shift = reference.normal * margin;
+        shift(reference, normal_shift);
+        if clipped_points(reference, incident, reference_is_a, prediction, out) {
+            return;
         }
     }
+    out.normal = n.into();
+    out.points[0] = ManifoldPoint {
+        point_a: c.point_a.into(),
+        point_b: c.point_b.into(),
+        separation: c.separation,
+        id: (fa.id << 16) | fb.id,
+    };
+    out.len = 1;
+}
+
+/// Clips `incident` against the `reference` face and writes the clipped points within
+/// `prediction` of the reference plane (at most four, see [`reduce`]) to `out`; `false` when
+/// there is none.
+fn clipped_points(
+    reference: &Feature,
+    incident: &Feature,
+    reference_is_a: bool,
+    prediction: f32,
+    out: &mut ContactManifold,
+) -> bool {
+    let mut clipped = [ClipPoint::default(); MAX_CLIP];
+    let k = clip(reference, incident, &mut clipped);
+    let nr = reference.normal;
+    let point = |q: &ClipPoint| {
+        let s = (q.p - reference.pts[0]).dot(nr);
+        let on_ref = q.p - nr * s;
+        let (pa, pb) = if reference_is_a { (on_ref, q.p) } else { (q.p, on_ref) };
+        let id = (reference.id << 20) | (u32::from(reference_is_a) << 19) | (q.id & 0x7ffff);
+        ManifoldPoint { point_a: pa.into(), point_b: pb.into(), separation: s, id }
+    };
+    let kept = |q: &&ClipPoint| (q.p - reference.pts[0]).dot(nr) <= prediction;
+    let count = clipped[..k].iter().filter(kept).count();
     if count == 0 {
-        out.normal = n.into();
-        out.points[0] = ManifoldPoint {
-            point_a: c.point_a.into(),
-            point_b: c.point_b.into(),
-            separation: c.separation,
-            id: (fa.id << 16) | fb.id,
-        };
-        out.len = 1;
-        return;
+        return false;
     }
-    reduce(&candidates[..count], out);
+    out.normal = (if reference_is_a { nr } else { -nr }).into();
+    if count <= 4 {
+        for (slot, q) in out.points.iter_mut().zip(clipped[..k].iter().filter(kept)) {
+            *slot = point(q);
+        }
+        out.len = count;
+    } else {
+        let mut candidates = [ManifoldPoint::default(); MAX_CLIP];
+        for (slot, q) in candidates.iter_mut().zip(clipped[..k].iter().filter(kept)) {
+            *slot = point(q);
+        }
+        reduce(&candidates[..count], out);
+    }
+    true
 }
 
 /// Keeps at most four of the points, chosen so that swapping A and B keeps the same ones: the
