@@ -375,8 +375,9 @@ impl<B: BroadBounds, E> Slots<B, E> {
 
 /// Sorts `pairs` (each already `(smaller, larger)`) and drops repeats.
 ///
-/// Large lists are sorted by a least significant digit radix sort of the key `(a << bits) | b`,
-/// where `bits` is the width of the largest id: a few passes of at most 12-bit digits.
+/// Large lists are sorted by radix on the key `(a << bits) | b`, where `bits` is the width of the
+/// largest id: one pass on the top digit into buckets of about 8192 pairs (which fit in cache),
+/// then each bucket by least significant digit passes of at most 9 bits.
 fn sort_pairs(pairs: &mut Vec<Pair>) {
     if pairs.len() < 4096 {
         pairs.sort_unstable();
@@ -386,33 +387,50 @@ fn sort_pairs(pairs: &mut Vec<Pair>) {
     let largest = pairs.iter().map(|p| p.1).max().unwrap_or(0);
     let bits = (u32::BITS - largest.leading_zeros()).max(1);
     let key = |p: &Pair| (u64::from(p.0) << bits) | u64::from(p.1);
-    let passes = (2 * bits).div_ceil(12) as usize;
-    let width = (2 * bits).div_ceil(passes as u32);
-    let mask = (1u64 << width) - 1;
-    let mut counts = vec![0usize; passes << width];
+    let top = (pairs.len() / 8192).max(1).next_power_of_two().trailing_zeros().min(12).min(2 * bits);
+    let low = 2 * bits - top;
+    let mut starts = vec![0usize; (1 << top) + 1];
     for p in pairs.iter() {
-        let k = key(p);
-        for pass in 0..passes {
-            counts[(pass << width) + ((k >> (pass as u32 * width)) & mask) as usize] += 1;
-        }
+        starts[(key(p) >> low) as usize + 1] += 1;
+    }
+    for d in 1..starts.len() {
+        starts[d] += starts[d - 1];
     }
     let mut other = vec![(0u32, 0u32); pairs.len()];
-    for pass in 0..passes {
-        let counts = &mut counts[pass << width..(pass + 1) << width];
-        if counts.contains(&pairs.len()) {
-            continue;
+    let mut next = starts.clone();
+    for p in pairs.iter() {
+        let d = &mut next[(key(p) >> low) as usize];
+        other[*d] = *p;
+        *d += 1;
+    }
+    let passes = low.div_ceil(9).max(1);
+    let width = low.div_ceil(passes);
+    let mask = (1u64 << width) - 1;
+    let mut counts = vec![0usize; 1 << width];
+    for bucket in starts.windows(2) {
+        let range = bucket[0]..bucket[1];
+        let (mut from, mut to) = (&mut other[range.clone()], &mut pairs[range]);
+        for pass in 0..passes {
+            let shift = pass * width;
+            counts.fill(0);
+            for p in from.iter() {
+                counts[((key(p) >> shift) & mask) as usize] += 1;
+            }
+            let mut sum = 0;
+            for c in counts.iter_mut() {
+                (*c, sum) = (sum, sum + *c);
+            }
+            for p in from.iter() {
+                let d = &mut counts[((key(p) >> shift) & mask) as usize];
+                to[*d] = *p;
+                *d += 1;
+            }
+            std::mem::swap(&mut from, &mut to);
         }
-        let mut sum = 0;
-        for c in counts.iter_mut() {
-            (*c, sum) = (sum, sum + *c);
+        // After an even number of passes the bucket is back in `other`.
+        if passes % 2 == 0 {
+            to.copy_from_slice(from);
         }
-        let shift = pass as u32 * width;
-        for p in pairs.iter() {
-            let d = &mut counts[((key(p) >> shift) & mask) as usize];
-            other[*d] = *p;
-            *d += 1;
-        }
-        std::mem::swap(pairs, &mut other);
     }
     pairs.dedup();
 }
