@@ -218,12 +218,13 @@ fn closest_on_tetrahedron(p: [Vec3A; 4]) -> Result<(Vec3A, [f32; 4]), [f32; 4]> 
         .max((p[3] - p[0]).length_squared());
     let flat = !(volume.abs() > 1e-7 * scale * scale.sqrt());
     let mut best: Option<(f32, Vec3A, [f32; 4])> = None;
-    for (f, opposite) in FACES {
+    for (f, _) in FACES {
         let n = (p[f[1]] - p[f[0]]).cross(p[f[2]] - p[f[0]]);
-        // Signed distances (unnormalised) of the origin and of the opposite vertex.
+        // The signed distance (unnormalised) of the origin from the face's plane; the opposite
+        // vertex's is `volume` for every face of the table (each is an even permutation of
+        // `[0, 1, 2]` opposite 3), so the origin is beyond the face when the signs differ.
         let o = -n.dot(p[f[0]]);
-        let q = n.dot(p[opposite] - p[f[0]]);
-        if !flat && o * q >= 0.0 {
+        if !flat && o * volume >= 0.0 {
             continue;
         }
         let (point, w) = closest_on_triangle(p[f[0]], p[f[1]], p[f[2]]);
@@ -296,6 +297,7 @@ pub(crate) fn gjk(
     }
     let max2 = max_distance * max_distance;
     let mut v2 = v.length_squared();
+    let mut max_w2 = simplex.v[..simplex.len].iter().fold(0.0f32, |m, s| m.max(s.w.length_squared()));
     for _ in 0..MAX_ITERATIONS {
         if !(v2 > 0.0) {
             save(cache, &simplex);
@@ -324,7 +326,8 @@ pub(crate) fn gjk(
                 v2 = v.length_squared();
             }
         }
-        let max_w2 = simplex.v[..simplex.len].iter().fold(0.0f32, |m, s| m.max(s.w.length_squared()));
+        // (The largest |w|² of every vertex added so far bounds the simplex's from above.)
+        max_w2 = max_w2.max(vert.w.length_squared());
         if v2 <= 1e-10 * max_w2 {
             save(cache, &simplex);
             return GjkResult::Overlapping { simplex };

@@ -27,7 +27,7 @@ pub use gjk::GjkCache;
 pub use manifold::{ContactManifold, ManifoldPoint};
 pub use mesh::{ACTIVE_EDGE_ANGLE, MeshEdges, TriangleManifold, convex_mesh_manifolds};
 
-use glam::{Affine3A, Mat3A, Vec3, Vec3A};
+use glam::{Affine3A, Mat3A, Vec3, Vec3A, Vec3Swizzles};
 
 use crate::math::Ray3;
 use crate::primitive::RayHit;
@@ -220,24 +220,25 @@ macro_rules! with_support_maps {
     }};
 }
 
-/// Whether `m` is orthonormal to a relative `1e-5` (a rotation or a reflection).
+/// Whether `m` is orthonormal to a relative `1e-5` (a rotation or a reflection): its Gram matrix
+/// `mᵀm` is the identity, computed from the rows as in [`is_similarity`].
 #[inline]
 fn is_rigid(m: &Mat3A) -> bool {
-    let (x, y, z) = (m.x_axis, m.y_axis, m.z_axis);
-    let t = 1e-5;
-    (x.length_squared() - 1.0).abs() <= t
-        && (y.length_squared() - 1.0).abs() <= t
-        && (z.length_squared() - 1.0).abs() <= t
-        && x.dot(y).abs() <= t
-        && x.dot(z).abs() <= t
-        && y.dot(z).abs() <= t
+    let rows = m.transpose();
+    let (r0, r1, r2) = (rows.x_axis, rows.y_axis, rows.z_axis);
+    let diag = r0 * r0 + r1 * r1 + r2 * r2;
+    let off = r0 * r0.yzx() + r1 * r1.yzx() + r2 * r2.yzx();
+    let t = Vec3A::splat(1e-5);
+    (diag - Vec3A::ONE).abs().cmple(t).all() & off.abs().cmple(t).all()
 }
 
 fn finite(map: &Affine3A) -> bool {
     map.matrix3.is_finite() && map.translation.is_finite()
 }
 
-/// Validates the pair and builds the frame and both sides.
+/// Validates the pair and builds the frame and both sides (inlined, so that the sides are built
+/// in place).
+#[inline(always)]
 fn setup<'a>(
     a: &'a ConvexShape,
     a_map: &Affine3A,

@@ -162,12 +162,16 @@ impl ConvexShape {
 
     /// Whether every parameter is finite and non-negative (a hull is valid by construction).
     pub fn is_valid(&self) -> bool {
-        let ok = |x: f32| x.is_finite() && x >= 0.0;
+        // Finite and non-negative (NaN fails both comparisons).
+        let ok = |x: f32| (0.0..f32::INFINITY).contains(&x);
         let tri_ok = |t: &Triangle| t.points.iter().all(|p| p.is_finite());
         match self {
             ConvexShape::Ball(s) => ok(s.radius),
             ConvexShape::Capsule(s) => ok(s.radius) && ok(s.half_height),
-            ConvexShape::Cuboid(s) => s.half_extents.to_array().into_iter().all(ok),
+            ConvexShape::Cuboid(s) => {
+                let h = Vec3A::from(s.half_extents);
+                (h.cmpge(Vec3A::ZERO) & h.cmplt(Vec3A::INFINITY)).all()
+            }
             ConvexShape::Cylinder(s) => ok(s.radius) && ok(s.half_height),
             ConvexShape::Cone(s) => ok(s.radius) && ok(s.half_height),
             ConvexShape::Triangle(s) => tri_ok(s),
