@@ -377,7 +377,7 @@ impl<B: BroadBounds, E> Slots<B, E> {
 ///
 /// Large lists are sorted by radix on the key `(a << bits) | b`, where `bits` is the width of the
 /// largest id: one pass on the top digit into buckets of about 8192 pairs (which fit in cache),
-/// then each bucket by least significant digit passes of at most 9 bits.
+/// then each bucket by least significant digit passes of at most 11 bits.
 fn sort_pairs(pairs: &mut Vec<Pair>) {
     if pairs.len() < 4096 {
         pairs.sort_unstable();
@@ -389,21 +389,26 @@ fn sort_pairs(pairs: &mut Vec<Pair>) {
     let key = |p: &Pair| (u64::from(p.0) << bits) | u64::from(p.1);
     let top = (pairs.len() / 8192).max(1).next_power_of_two().trailing_zeros().min(12).min(2 * bits);
     let low = 2 * bits - top;
-    let mut starts = vec![0usize; (1 << top) + 1];
-    for p in pairs.iter() {
-        starts[(key(p) >> low) as usize + 1] += 1;
-    }
-    for d in 1..starts.len() {
-        starts[d] += starts[d - 1];
-    }
     let mut other = vec![(0u32, 0u32); pairs.len()];
-    let mut next = starts.clone();
-    for p in pairs.iter() {
-        let d = &mut next[(key(p) >> low) as usize];
-        other[*d] = *p;
-        *d += 1;
+    let mut starts = vec![0usize; (1 << top) + 1];
+    if top == 0 {
+        starts[1] = pairs.len();
+        std::mem::swap(pairs, &mut other);
+    } else {
+        for p in pairs.iter() {
+            starts[(key(p) >> low) as usize + 1] += 1;
+        }
+        for d in 1..starts.len() {
+            starts[d] += starts[d - 1];
+        }
+        let mut next = starts.clone();
+        for p in pairs.iter() {
+            let d = &mut next[(key(p) >> low) as usize];
+            other[*d] = *p;
+            *d += 1;
+        }
     }
-    let passes = low.div_ceil(9).max(1);
+    let passes = low.div_ceil(11).max(1);
     let width = low.div_ceil(passes);
     let mask = (1u64 << width) - 1;
     let mut counts = vec![0usize; 1 << width];

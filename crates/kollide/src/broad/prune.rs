@@ -43,6 +43,30 @@ impl Block {
         either(0) & either(1)
     }
 
+    /// The lanes whose boxes the ray meets: the slab test of `Aabb3::ray_interval` and
+    /// `Aabb2::ray_interval` (on the first `dim` axes), operation for operation, four lanes at a
+    /// time, so the answers are the same (NaN cases included: a NaN slab bound is neutral).
+    #[inline(always)]
+    fn ray_mask(&self, ray: &RaySlabs, dim: usize) -> u32 {
+        let zero = Vec4::ZERO;
+        let (mut t0, mut t1) = (zero, zero);
+        let mut valid = self.lo[0].cmple(self.hi[0]);
+        for a in 0..dim {
+            let lo = (self.lo[a] - ray.origin[a]) * ray.inv_dir[a];
+            let hi = (self.hi[a] - ray.origin[a]) * ray.inv_dir[a];
+            let near = pick_min(pick_max(lo, zero), pick_max(hi, zero));
+            let far = pick_max(pick_min(lo, ray.max_t), pick_min(hi, ray.max_t));
+            if a == 0 {
+                (t0, t1) = (near, far);
+            } else {
+                t0 = pick_max(near, t0);
+                t1 = pick_min(far, t1);
+                valid &= self.lo[a].cmple(self.hi[a]);
+            }
+        }
+        (valid & t0.cmple(t1)).bitmask()
+    }
+
     /// The bounds of lane `k`.
     #[inline]
     fn lane(&self, k: usize) -> ([f32; 3], [f32; 3]) {
@@ -56,7 +80,7 @@ impl Block {
 /// Box pruning (Terdiman 2002) sorts boxes along one axis and tests each box only against the
 /// boxes whose lower bound lies within its extent on that axis. On its own it tests about
 /// `n² · extent / span` pairs, which stays quadratic when boxes are not small against the scene, so
-/// here each box is recorded in every column its box touches (cells twice the mean box extent),
+/// here each box is recorded in every column its box touches (cells three times the mean box extent),
 /// and pruning runs per column. A pair or a query answer found in several columns is reported only
 /// by the column at the lowest corner of the intersection of the column ranges. The sweep axis is
 /// the one along which the box centers spread most. Boxes spanning more than
@@ -156,11 +180,12 @@ impl<B: BroadBounds> Columns<B> {
                 extent_sum += f64::from(b.hi(grid_axes[g]) - b.lo(grid_axes[g]));
             }
         }
-        // Cells twice the mean extent (fewer copies of each box for a few more tests than at the
-        // mean extent itself), at most about 4n columns in all and 2¹⁶ per axis.
+        // Cells three times the mean extent (fewer copies of each box for a few more tests than
+        // at the mean extent itself; measured best on uniform scenes), at most about 4n columns
+        // in all and 2¹⁶ per axis.
         let max_per_axis =
             if dims == 1 { 4.0 * n as f32 } else { (4.0 * n as f32).sqrt() }.clamp(1.0, 65_535.0);
-        let mut cell = (2.0 * extent_sum / (n * dims).max(1) as f64) as f32;
+        let mut cell = (3.0 * extent_sum / (n * dims).max(1) as f64) as f32;
         for g in 0..dims {
             cell = cell.max((hi[g] - lo[g]) / max_per_axis);
         }
@@ -210,15 +235,13 @@ impl<B: BroadBounds> Columns<B> {
         for c in 0..columns {
             starts[c + 1] = starts[c] + sizes[c].div_ceil(4);
         }
-        // First the ranks (in sweep order) of each column's boxes, by a counting sort on the
-        // column (small scattered writes), then the blocks column by column, in order.
-        let mut entry_starts = vec![0u32; columns + 1];
-        for c in 0..columns {
-            entry_starts[c + 1] = entry_starts[c] + sizes[c];
-        }
-        let mut ranks = vec![0u32; entry_starts[columns] as usize];
-        let mut next = entry_starts.clone();
-        let mut sorted: Vec<(B, u32, f32)> = Vec::with_capacity(n);
+        // Entries go straight to their lanes, in sweep order: the `k`-th entry of column `c` is
+        // lane `k % 4` of block `starts[c] + k / 4` (a counting sort with small scattered writes).
+        let blocks_len = starts[columns] as usize;
+        let mut blocks = vec![Block { first: [0; 2], ..Block::PADDING }; blocks_len];
+        grid.block_first = vec![f32::INFINITY; blocks_len];
+        grid.block_last = vec![f32::INFINITY; blocks_len];
+        let mut filled = vec![0u32; columns];
         let mut max_extent = 0.0f32;
         for &i in order {
             let i = i as usize;
@@ -229,47 +252,28 @@ impl<B: BroadBounds> Columns<B> {
                 continue;
             }
             max_extent = max_extent.max(p.hi(axis) - p.lo(axis));
-            let rank = sorted.len() as u32;
-            sorted.push((*b, ids[i], p.lo(axis)));
-            // Ranks are below 2³⁰ (ids are at most `MAX_ID`): the top bits say whether the
-            // column is the box's first on each grid axis.
+            let (lo, hi) = b.corners();
+            let placed_lo = p.lo(axis);
             for c1 in first[1]..=last[1] {
                 for c0 in first[0]..=last[0] {
                     let column = (c1 * grid.counts[0] + c0) as usize;
-                    let starts_here = (u32::from(c0 == first[0]) << 30) | (u32::from(c1 == first[1]) << 31);
-                    ranks[next[column] as usize] = rank | starts_here;
-                    next[column] += 1;
-                }
-            }
-        }
-        let blocks_len = starts[columns] as usize;
-        let mut blocks = Vec::with_capacity(blocks_len);
-        grid.block_first.reserve(blocks_len);
-        grid.block_last.reserve(blocks_len);
-        for c in 0..columns {
-            for chunk in ranks[entry_starts[c] as usize..entry_starts[c + 1] as usize].chunks(4) {
-                let mut block = Block::PADDING;
-                block.first = [0; 2];
-                let mut last = f32::INFINITY;
-                for (k, &r) in chunk.iter().enumerate() {
-                    let (b, id, placed_lo) = &sorted[(r & ((1 << 30) - 1)) as usize];
-                    if k == 0 {
-                        grid.block_first.push(*placed_lo);
-                    }
-                    if k == 3 {
-                        last = *placed_lo;
-                    }
-                    let (lo, hi) = b.corners();
+                    let k = filled[column] as usize;
+                    filled[column] += 1;
+                    let (index, lane) = (starts[column] as usize + k / 4, k % 4);
+                    let block = &mut blocks[index];
                     for a in 0..3 {
-                        block.lo[a][k] = lo[a];
-                        block.hi[a][k] = hi[a];
+                        block.lo[a][lane] = lo[a];
+                        block.hi[a][lane] = hi[a];
                     }
-                    block.id[k] = *id;
-                    block.first[0] |= (((r >> 30) & 1) as u8) << k;
-                    block.first[1] |= ((r >> 31) as u8) << k;
+                    block.id[lane] = ids[i];
+                    block.first[0] |= u8::from(c0 == first[0]) << lane;
+                    block.first[1] |= u8::from(c1 == first[1]) << lane;
+                    if lane == 0 {
+                        grid.block_first[index] = placed_lo;
+                    } else if lane == 3 {
+                        grid.block_last[index] = placed_lo;
+                    }
                 }
-                blocks.push(block);
-                grid.block_last.push(last);
             }
         }
         if !grid.big.is_empty() {
@@ -535,7 +539,9 @@ impl<B: BroadBounds> Columns<B> {
     pub(super) fn query_ray(&self, ray: &B::Ray, max_t: f32, out: &mut Vec<u32>) -> QueryStats {
         let mut stats = QueryStats::default();
         let (o, d) = B::ray_parts(ray);
-        let test = |lo: &[f32; 3], hi: &[f32; 3]| B::from_lo_hi(*lo, *hi).ray_entry(ray, max_t).is_some();
+        let slabs = RaySlabs::new(&o, &d, max_t);
+        // Branch-free appends, as in `pairs`.
+        let mut len = out.len();
         // The parameter interval of the ray inside slab `[a, b]` of `axis`, widened by `pad`.
         let slab = |axis: usize, a: f32, b: f32, pad: f32| -> (f32, f32) {
             if d[axis] == 0.0 {
@@ -607,19 +613,19 @@ impl<B: BroadBounds> Columns<B> {
                     if block_lo > to {
                         break;
                     }
-                    let mut mask = block.overlap_mask(&near, &far, B::DIM);
-                    while mask != 0 {
-                        let m = mask.trailing_zeros() as usize;
-                        mask &= mask - 1;
-                        stats.tested += 1;
-                        let (lo, hi) = block.lane(m);
-                        if test(&lo, &hi) {
-                            out.push(block.id[m]);
-                        }
+                    stats.tested += 4;
+                    if out.len() < len + 4 {
+                        out.resize((2 * out.len()).max(len + 64), 0);
+                    }
+                    let mask = block.overlap_mask(&near, &far, B::DIM) & block.ray_mask(&slabs, B::DIM);
+                    for m in 0..4 {
+                        out[len] = block.id[m];
+                        len += (mask >> m & 1) as usize;
                     }
                 }
             }
         }
+        out.truncate(len);
         for (b, id) in &self.big {
             stats.tested += 1;
             if b.ray_entry(ray, max_t).is_some() {
@@ -628,6 +634,37 @@ impl<B: BroadBounds> Columns<B> {
         }
         stats
     }
+}
+
+/// A ray prepared for slab tests of four boxes at once: origin, reciprocal direction and `max_t`
+/// splatted.
+struct RaySlabs {
+    origin: [Vec4; 3],
+    inv_dir: [Vec4; 3],
+    max_t: Vec4,
+}
+
+impl RaySlabs {
+    /// The ray `(o, d)` (finite, `d` finite) up to `max_t`.
+    fn new(o: &[f32; 3], d: &[f32; 3], max_t: f32) -> Self {
+        Self {
+            origin: o.map(Vec4::splat),
+            inv_dir: d.map(|x| Vec4::splat(1.0 / x)),
+            max_t: Vec4::splat(max_t),
+        }
+    }
+}
+
+/// Per lane `if a > b { a } else { b }` (a NaN `a` gives `b`).
+#[inline(always)]
+fn pick_max(a: Vec4, b: Vec4) -> Vec4 {
+    Vec4::select(a.cmpgt(b), a, b)
+}
+
+/// Per lane `if a < b { a } else { b }` (a NaN `a` gives `b`).
+#[inline(always)]
+fn pick_min(a: Vec4, b: Vec4) -> Vec4 {
+    Vec4::select(a.cmplt(b), a, b)
 }
 
 /// The indices of `boxes` by ascending lower bound on `axis` (radix sort of finite floats).
