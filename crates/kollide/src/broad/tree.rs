@@ -555,6 +555,14 @@ impl<B: BroadBounds> DynamicTree<B> {
     /// Clears `out` and fills it with the ascending ids of the objects whose boxes pass `test`.
     fn collect(&self, test: impl Fn(&B) -> bool, out: &mut Vec<u32>) -> QueryStats {
         out.clear();
+        if self.unbuilt {
+            // No tree yet (a batch pair finding did not need it): every object, in slot order.
+            let (ids, boxes) = (&self.slots.ids, &self.slots.boxes);
+            out.extend((0..boxes.len()).filter(|&s| test(&boxes[s])).map(|s| ids[s]));
+            out.sort_unstable();
+            let n = boxes.len() as u32;
+            return QueryStats { visited: n, tested: n };
+        }
         let mut tested = self.traverse(&test, |id| out.push(id));
         let visited = tested;
         for &id in &self.pending {
