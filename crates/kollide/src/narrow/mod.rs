@@ -220,14 +220,13 @@ macro_rules! with_support_maps {
     }};
 }
 
-/// Whether `m` is orthonormal to a relative `1e-5` (a rotation or a reflection): its Gram matrix
-/// `mᵀm` is the identity, computed from the rows as in [`is_similarity`].
+/// Whether `m` is orthonormal to a relative `1e-5` (a rotation or a reflection): `m mᵀ` is the
+/// identity, computed from the columns as in [`is_similarity`].
 #[inline]
 fn is_rigid(m: &Mat3A) -> bool {
-    let rows = m.transpose();
-    let (r0, r1, r2) = (rows.x_axis, rows.y_axis, rows.z_axis);
-    let diag = r0 * r0 + r1 * r1 + r2 * r2;
-    let off = r0 * r0.yzx() + r1 * r1.yzx() + r2 * r2.yzx();
+    let (x, y, z) = (m.x_axis, m.y_axis, m.z_axis);
+    let diag = x * x + y * y + z * z;
+    let off = x * x.yzx() + y * y.yzx() + z * z.yzx();
     let t = Vec3A::splat(1e-5);
     (diag - Vec3A::ONE).abs().cmple(t).all() & off.abs().cmple(t).all()
 }
@@ -284,8 +283,8 @@ fn setup<'a>(
 /// and a radius; `None` for other shapes and maps (and invalid ones, left to [`setup`]).
 #[inline(always)]
 fn as_world_segment(shape: &ConvexShape, map: &Affine3A) -> Option<WorldSegment> {
-    // Finite and non-negative in two comparisons (NaN fails both).
-    let ok = |x: f32| (0.0..f32::INFINITY).contains(&x);
+    // Finite and non-negative, on the bits: +0 to the largest finite value, or -0.
+    let ok = |x: f32| (x.to_bits() < 0x7f80_0000) | (x.to_bits() == 0x8000_0000);
     match shape {
         ConvexShape::Ball(s) if ok(s.radius) => {
             let scale = is_similarity(map)?;

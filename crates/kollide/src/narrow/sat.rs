@@ -23,10 +23,10 @@ pub(crate) fn spheres(ca: Vec3A, ra: f32, cb: Vec3A, rb: f32, prediction: f32) -
     Some(FrameContact { point_a: ca + n * ra, point_b: cb - n * rb, normal: n, separation: dist - ra - rb })
 }
 
-/// `x` clamped to `[0, 1]` (NaN gives 0).
+/// `x` clamped to `[0, 1]` without a branch (NaN gives 0: `f32::max` drops a NaN operand).
 #[inline(always)]
 fn clamp01(x: f32) -> f32 {
-    if x > 0.0 { x.min(1.0) } else { 0.0 }
+    x.max(0.0).min(1.0)
 }
 
 /// The closest points of segments `a0 a1` and `b0 b1`: the algorithm of
@@ -60,6 +60,7 @@ pub(crate) fn segment_segment(a0: Vec3A, a1: Vec3A, b0: Vec3A, b1: Vec3A) -> (Ve
 /// Two capsules (segments `a0 a1`, `b0 b1` with radii): the closest points of the segments,
 /// pushed out by the radii. When the segments cross, the normal is their common perpendicular
 /// (the penetration is the sum of the radii, see [`Flat`]), oriented along `hint`.
+#[inline(always)]
 pub(crate) fn capsules(
     (a0, a1, ra): (Vec3A, Vec3A, f32),
     (b0, b1, rb): (Vec3A, Vec3A, f32),

@@ -47,17 +47,20 @@ impl<S: SupportMap + ?Sized> SupportMap for &S {
     }
 }
 
-/// The uniform scale `s` if the linear part of `map` is `s · R` with `R` orthogonal (a rotation
-/// or a reflection) and `s > 0`: its columns are pairwise orthogonal and of equal length, to a
-/// relative tolerance of `1e-5`. `None` otherwise (non-uniform scale, shear, singular or
-/// non-finite maps). Under a similarity, balls stay balls and distances scale by `s`.
+/// The uniform scale `s` if the linear part `M` of `map` is `s · R` with `R` orthogonal (a
+/// rotation or a reflection) and `s > 0`: `M Mᵀ = s² I` (equivalently `MᵀM = s² I`: rows, and
+/// columns, pairwise orthogonal and of equal length), to a relative tolerance of `1e-5`. `None`
+/// otherwise (non-uniform scale, shear, singular or non-finite maps). Under a similarity, balls
+/// stay balls and distances scale by `s`.
+#[inline]
 pub fn is_similarity(map: &Affine3A) -> Option<f32> {
-    // The Gram matrix MᵀM from the rows rᵢ of M: its diagonal (|x|², |y|², |z|²) is Σ rᵢ ⊙ rᵢ and
-    // its off-diagonal (x·y, y·z, z·x) is Σ rᵢ ⊙ rᵢ.yzx (x, y, z the columns), all lanes at once.
-    let rows = map.matrix3.transpose();
-    let (r0, r1, r2) = (rows.x_axis, rows.y_axis, rows.z_axis);
-    let diag = r0 * r0 + r1 * r1 + r2 * r2;
-    let off = r0 * r0.yzx() + r1 * r1.yzx() + r2 * r2.yzx();
+    // M Mᵀ = Σ over the columns c of c cᵀ: its diagonal (|row 0|², |row 1|², |row 2|²) is
+    // Σ c ⊙ c and its off-diagonal (row 0 · row 1, row 1 · row 2, row 2 · row 0) is
+    // Σ c ⊙ c.yzx, all lanes at once and without a transpose.
+    let m = &map.matrix3;
+    let (x, y, z) = (m.x_axis, m.y_axis, m.z_axis);
+    let diag = x * x + y * y + z * z;
+    let off = x * x.yzx() + y * y.yzx() + z * z.yzx();
     let s2 = diag.x;
     let tol = Vec3A::splat(1e-5 * s2);
     // One branch: NaN fails every comparison; an infinite s² makes `diag - s2` NaN.
