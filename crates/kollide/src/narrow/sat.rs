@@ -25,6 +25,7 @@ pub(crate) fn spheres(ca: Vec3A, ra: f32, cb: Vec3A, rb: f32, prediction: f32) -
 
 /// `x` clamped to `[0, 1]` without a branch (NaN gives 0: `f32::max` drops a NaN operand).
 #[inline(always)]
+#[allow(clippy::manual_clamp)] // `f32::clamp` keeps a NaN
 fn clamp01(x: f32) -> f32 {
     x.max(0.0).min(1.0)
 }
