@@ -156,6 +156,10 @@ fn radial(d: Vec3A) -> Vec3A {
 /// local direction `d`, in local coordinates.
 fn local_feature(side: &Side, d: Vec3A) -> Feature {
     use ConvexShape as S;
+    if let S::Cuboid(c) = side.shape {
+        // A box face needs only the signs and the largest component of `d`: no normalisation.
+        return cuboid_feature(c.half_extents.into(), d);
+    }
     let dn = d.normalize_or_zero();
     let core = side.margin > 0.0;
     match side.shape {
@@ -171,7 +175,6 @@ fn local_feature(side: &Side, d: Vec3A) -> Feature {
                 Feature::point(c.core_support(d), 2 + u32::from(dn.y > 0.0))
             }
         }
-        S::Cuboid(c) => cuboid_feature(c.half_extents.into(), dn),
         S::RoundedCuboid(r) if core => cuboid_feature(r.inner.half_extents.into(), dn),
         S::Cylinder(c) => cylinder_feature(c.half_height, c.radius, dn, side.shape),
         S::RoundedCylinder(r) if core => {

@@ -3,7 +3,7 @@
 //! Each applies only when both placements are similarities (checked by the dispatcher), where a
 //! ball stays a ball, a capsule a capsule and a box a box (scaled by `s`).
 
-use glam::{Mat3A, Vec3, Vec3A};
+use glam::{Mat3A, Vec3, Vec3A, Vec3Swizzles};
 
 use super::epa::Flat;
 use super::{FrameContact, Side};
@@ -195,57 +195,47 @@ pub(crate) fn cuboid_cuboid(
     let ba = FrameBox::new(a, ca.half_extents);
     let bb = FrameBox::new(b, cb.half_extents);
     let d = bb.center - ba.center;
-    // Everything in A's box basis (Gottschalk et al.): r[i][j] = aᵢ · bⱼ, t = d in A's basis.
+    // Everything in A's box basis (Gottschalk et al.): r[i][j] = aᵢ · bⱼ, t = d in A's basis,
+    // evaluated a row or a column of r at a time: `rows.col(i)` is row i (Bᵀ aᵢ), `abs_cols.col(j)`
+    // column j of |r|.
     let (ax, bx) = (ba.axes, bb.axes);
-    let r = [0, 1, 2].map(|i| [0, 1, 2].map(|j| ax.col(i).dot(bx.col(j))));
-    let abs_r = r.map(|row| row.map(f32::abs));
-    let t = [ax.x_axis.dot(d), ax.y_axis.dot(d), ax.z_axis.dot(d)];
+    let rows = bx.transpose() * ax;
+    let abs_rows = Mat3A::from_cols(rows.x_axis.abs(), rows.y_axis.abs(), rows.z_axis.abs());
+    let abs_cols = abs_rows.transpose();
+    let t = ax.transpose() * d;
     let (ha, hb) = (ba.half, bb.half);
-    // (overlap, axis index: 0..3 faces of A, 3..6 faces of B)
-    let mut best_face = (f32::INFINITY, 0usize);
-    let mut separated = false;
-    for i in 0..3 {
-        let overlap = ha[i] + hb[0] * abs_r[i][0] + hb[1] * abs_r[i][1] + hb[2] * abs_r[i][2] - t[i].abs();
-        if overlap < -prediction {
-            return Some(None);
-        }
-        separated |= overlap < 0.0;
-        if overlap < best_face.0 {
-            best_face = (overlap, i);
-        }
-    }
-    for j in 0..3 {
-        let ra = ha[0] * abs_r[0][j] + ha[1] * abs_r[1][j] + ha[2] * abs_r[2][j];
-        let dist = t[0] * r[0][j] + t[1] * r[1][j] + t[2] * r[2][j];
-        let overlap = ra + hb[j] - dist.abs();
-        if overlap < -prediction {
-            return Some(None);
-        }
-        separated |= overlap < 0.0;
-        if overlap < best_face.0 {
-            best_face = (overlap, 3 + j);
-        }
-    }
-    // Edge axes aᵢ × bⱼ = (0, -r[i2][j], r[i1][j]) rotated to (i, i1, i2) in A's basis.
-    let mut best_edge = (f32::INFINITY, 0usize, 0usize);
-    for i in 0..3 {
+    // Face axes: aᵢ (lane i) and bⱼ (lane j).
+    let faces_a = ha + abs_cols * hb - t.abs();
+    let faces_b = abs_rows * ha + hb - (rows * t).abs();
+    // Edge axes aᵢ × bⱼ = (0, -r[i2][j], r[i1][j]) rotated to (i, i1, i2) in A's basis, lane j
+    // for each i; parallel edges give no axis (an infinite overlap).
+    let (hb1, hb2) = (hb.yzx(), hb.zxy());
+    let edges = [0, 1, 2].map(|i| {
         let (i1, i2) = ((i + 1) % 3, (i + 2) % 3);
+        let (r1, r2, ri) = (rows.col(i1), rows.col(i2), abs_rows.col(i));
+        let len2 = r1 * r1 + r2 * r2;
+        let ra = ha[i1] * r2.abs() + ha[i2] * r1.abs();
+        let rb = hb1 * ri.zxy() + hb2 * ri.yzx();
+        let dist = t[i2] * r1 - t[i1] * r2;
+        Vec3A::select(len2.cmpge(Vec3A::splat(1e-10)), (ra + rb - dist.abs()) / len2.sqrt(), Vec3A::INFINITY)
+    });
+    let least = faces_a.min(faces_b).min(edges[0]).min(edges[1]).min(edges[2]).min_element();
+    if least < -prediction {
+        return Some(None);
+    }
+    let separated = least < 0.0;
+    // The shallowest face axis (A's, then B's) and edge axis (i-major); the first on ties.
+    let mut best_face = (f32::INFINITY, 0usize);
+    for (k, overlap) in faces_a.to_array().into_iter().chain(faces_b.to_array()).enumerate() {
+        if overlap < best_face.0 {
+            best_face = (overlap, k);
+        }
+    }
+    let mut best_edge = (f32::INFINITY, 0usize, 0usize);
+    for (i, overlaps) in edges.iter().enumerate() {
         for j in 0..3 {
-            let (j1, j2) = ((j + 1) % 3, (j + 2) % 3);
-            let len2 = r[i1][j] * r[i1][j] + r[i2][j] * r[i2][j];
-            if len2 < 1e-10 {
-                continue;
-            }
-            let ra = ha[i1] * abs_r[i2][j] + ha[i2] * abs_r[i1][j];
-            let rb = hb[j1] * abs_r[i][j2] + hb[j2] * abs_r[i][j1];
-            let dist = t[i2] * r[i1][j] - t[i1] * r[i2][j];
-            let overlap = (ra + rb - dist.abs()) / len2.sqrt();
-            if overlap < -prediction {
-                return Some(None);
-            }
-            separated |= overlap < 0.0;
-            if overlap < best_edge.0 {
-                best_edge = (overlap, i, j);
+            if overlaps[j] < best_edge.0 {
+                best_edge = (overlaps[j], i, j);
             }
         }
     }
