@@ -134,8 +134,8 @@ struct Index<B> {
     /// or `BIG | k` for `big[k]`.
     starts: Vec<u32>,
     places: Vec<u32>,
-    /// The placement box of each object, by id, and whether the object is in the columns.
-    placed: Vec<(B, bool)>,
+    /// Beside each object's first place: its placement box, or an empty box once it is dropped.
+    placed: Vec<B>,
 }
 
 /// Marks a place in the list of big boxes.
@@ -155,11 +155,11 @@ impl<B: BroadBounds> Columns<B> {
         let axis = spread_axis(placed);
         let mut columns = Self::with_order(ids, boxes, placed, axis, &sweep_order(placed, axis));
         columns.exact = false;
-        let mut by_id = vec![(B::empty(), false); ids.iter().map(|&id| id as usize + 1).max().unwrap_or(0)];
-        for (&id, p) in ids.iter().zip(placed) {
-            by_id[id as usize] = (*p, true);
+        let mut slot_of = vec![0u32; ids.iter().map(|&id| id as usize + 1).max().unwrap_or(0)];
+        for (slot, &id) in ids.iter().enumerate() {
+            slot_of[id as usize] = slot as u32;
         }
-        columns.index = Some(columns.build_index(by_id));
+        columns.index = Some(columns.build_index(|id, _| placed[slot_of[id as usize] as usize]));
         columns
     }
 
@@ -286,9 +286,9 @@ impl<B: BroadBounds> Columns<B> {
         grid
     }
 
-    /// The places of every object (counting sort of the lanes by id), with their placement boxes
-    /// `placed` by id.
-    fn build_index(&self, mut placed: Vec<(B, bool)>) -> Index<B> {
+    /// The places of every object (counting sort of the lanes by id), with the placement box
+    /// of each, `placement(id, first place)`.
+    fn build_index(&self, placement: impl Fn(u32, u32) -> B) -> Index<B> {
         let mut lanes: Vec<(u32, u32)> = Vec::with_capacity(4 * self.blocks.len() + self.big.len());
         for (k, block) in self.blocks.iter().enumerate() {
             for lane in 0..4 {
@@ -298,8 +298,7 @@ impl<B: BroadBounds> Columns<B> {
             }
         }
         lanes.extend(self.big.iter().enumerate().map(|(k, (_, id))| (*id, BIG | k as u32)));
-        let ids = lanes.iter().map(|&(id, _)| id as usize + 1).max().unwrap_or(0).max(placed.len());
-        placed.resize(ids, (B::empty(), false));
+        let ids = lanes.iter().map(|&(id, _)| id as usize + 1).max().unwrap_or(0);
         let mut starts = vec![0u32; ids + 1];
         for &(id, _) in &lanes {
             starts[id as usize + 1] += 1;
@@ -313,36 +312,39 @@ impl<B: BroadBounds> Columns<B> {
             places[next[id as usize] as usize] = place;
             next[id as usize] += 1;
         }
+        let mut placed = vec![B::empty(); places.len()];
+        for id in 0..ids {
+            let first = starts[id] as usize;
+            if first < starts[id + 1] as usize {
+                placed[first] = placement(id as u32, places[first]);
+            }
+        }
         Index { starts, places, placed }
     }
 
     /// The index, built from the lanes when the columns were placed by the boxes themselves.
     fn index(&mut self) -> &mut Index<B> {
         if self.index.is_none() {
-            let mut placed = Vec::new();
-            for block in &self.blocks {
-                for lane in 0..4 {
-                    let id = block.id[lane] as usize;
-                    if block.lo[0][lane] <= block.hi[0][lane] {
-                        if placed.len() <= id {
-                            placed.resize(id + 1, (B::empty(), false));
-                        }
-                        let (lo, hi) = block.lane(lane);
-                        placed[id] = (B::from_lo_hi(lo, hi), true);
-                    }
+            let index = self.build_index(|_, place| {
+                if place & BIG != 0 {
+                    self.big[(place & !BIG) as usize].0
+                } else {
+                    let (lo, hi) = self.blocks[place as usize / 4].lane(place as usize % 4);
+                    B::from_lo_hi(lo, hi)
                 }
-            }
-            for (b, id) in &self.big {
-                let id = *id as usize;
-                if placed.len() <= id {
-                    placed.resize(id + 1, (B::empty(), false));
-                }
-                placed[id] = (*b, true);
-            }
-            self.index = Some(self.build_index(placed));
+            });
+            self.index = Some(index);
         }
         self.exact = false;
         self.index.as_mut().expect("just built")
+    }
+
+    /// The position of object `id`'s placement box in the index, if it is in the columns.
+    fn entry(&mut self, id: u32) -> Option<usize> {
+        let index = self.index();
+        let first = *index.starts.get(id as usize)? as usize;
+        let present = first < *index.starts.get(id as usize + 1)? as usize && index.placed[first].is_valid();
+        present.then_some(first)
     }
 
     /// Writes `bounds` in every place of object `id`.
@@ -369,11 +371,8 @@ impl<B: BroadBounds> Columns<B> {
     /// lies inside its placement box (`Some(true)`); otherwise, when it is in the columns, it is
     /// dropped from them (`Some(false)`). `None`: it is not in the columns.
     pub(super) fn update(&mut self, id: u32, bounds: &B) -> Option<bool> {
-        let (placed, present) = *self.index().placed.get(id as usize)?;
-        if !present {
-            return None;
-        }
-        if placed.contains(bounds) {
+        let entry = self.entry(id)?;
+        if self.index().placed[entry].contains(bounds) {
             self.write(id, bounds);
             Some(true)
         } else {
@@ -384,10 +383,10 @@ impl<B: BroadBounds> Columns<B> {
 
     /// Drops object `id` from the columns; whether it was in them.
     pub(super) fn remove(&mut self, id: u32) -> bool {
-        let Some(entry) = self.index().placed.get_mut(id as usize).filter(|(_, present)| *present) else {
+        let Some(entry) = self.entry(id) else {
             return false;
         };
-        entry.1 = false;
+        self.index().placed[entry] = B::empty();
         // Bounds `+∞..-∞` overlap nothing, as padding does.
         self.write(id, &B::from_lo_hi([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]));
         true
