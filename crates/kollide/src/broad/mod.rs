@@ -13,8 +13,10 @@
 //!   leaves its fattened box; pairs are found incrementally, from the objects edited since the
 //!   last call, or in one batch of box pruning after many edits.
 //!
-//! The grid columns of box pruning also serve as a compact static layout for box and ray queries
-//! while nothing has been edited since the last pair finding.
+//! The grid columns of box pruning also serve as a compact layout for box and ray queries: for
+//! [`SweepAndPrune`] while nothing has been edited since the last pair finding, for
+//! [`DynamicTree`] also through edits (objects that stay inside their fattened boxes are moved in
+//! place), where they answer the queries of incremental pair finding too.
 //!
 //! Objects are named by caller-chosen `u32` ids (at most [`MAX_ID`]; keep them dense, since the
 //! id → slot table grows to the largest id). Boxes are closed: touching boxes overlap. The answers

@@ -80,8 +80,8 @@ impl Block {
 /// Box pruning (Terdiman 2002) sorts boxes along one axis and tests each box only against the
 /// boxes whose lower bound lies within its extent on that axis. On its own it tests about
 /// `n² · extent / span` pairs, which stays quadratic when boxes are not small against the scene, so
-/// here each box is recorded in every column its box touches (cells three times the mean box extent),
-/// and pruning runs per column. A pair or a query answer found in several columns is reported only
+/// here each box is recorded in every column its box touches (cells three times the mean box
+/// extent), and pruning runs per column. A pair or a query answer found in several columns is reported only
 /// by the column at the lowest corner of the intersection of the column ranges. The sweep axis is
 /// the one along which the box centers spread most. Boxes spanning more than
 /// [`MAX_COLUMNS_PER_OBJECT`] columns are kept in a separate list.

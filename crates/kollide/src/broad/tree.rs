@@ -69,16 +69,15 @@ struct Proxy<B> {
 ///   many at once, or into an empty tree, rebuild the whole tree top down (binned surface area
 ///   heuristic) instead, and only when the tree is next needed.
 /// - [`BroadPhase::find_pairs`] is incremental: only objects edited since the last call are
-///   queried against the tree, and compared with the previous pairs that touch them (picked from
-///   `events.pairs` in one pass).
-///   When more than a quarter of the objects were edited, or `events` is not the value passed to
-///   the previous call, it finds all pairs in one batch instead (box pruning in grid columns, as
-///   [`super::SweepAndPrune`] does).
+///   queried, and their answers compared with the previous pairs that touch them (picked from
+///   `events.pairs` in one pass). When more than a quarter of the objects were edited, or `events`
+///   is not the value passed to the previous call, it finds all pairs in one batch instead (box
+///   pruning in grid columns, as [`super::SweepAndPrune`] does).
 /// - Next to the tree, the objects are kept in grid columns (as after a batch pair finding), a
 ///   more compact layout that answers queries, and the queries of incremental pair finding,
 ///   several times faster. Objects that move inside their placement box there are moved in place;
-///   the others, and new objects, are tested one by one until there are too many of them
-///   (1/1024 of the objects), when the columns are dropped and the tree answers. They are built
+///   the others, and new objects, are tested one by one until there are too many of them (16
+///   plus 1/1024 of the objects), when the columns are dropped and the tree answers. They are built
 ///   again, with the fattened boxes of the tree, by the next pair finding after which the tree
 ///   kept its shape (no insertion, removal or move out of a fattened box).
 /// - Each node stores the boxes of its two children, so a traversal step tests both without
