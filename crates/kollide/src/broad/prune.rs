@@ -70,7 +70,7 @@ impl Block {
     /// The bounds of lane `k`.
     #[inline]
     fn lane(&self, k: usize) -> ([f32; 3], [f32; 3]) {
-        (self.lo.map(|v| v[k]), self.hi.map(|v| v[k]))
+        (self.lo.map(|v| v.as_ref()[k]), self.hi.map(|v| v.as_ref()[k]))
     }
 }
 
@@ -262,8 +262,9 @@ impl<B: BroadBounds> Columns<B> {
                     let (index, lane) = (starts[column] as usize + k / 4, k % 4);
                     let block = &mut blocks[index];
                     for a in 0..3 {
-                        block.lo[a][lane] = lo[a];
-                        block.hi[a][lane] = hi[a];
+                        // Array indexing: `Vec4`'s own indexing matches on the lane.
+                        block.lo[a].as_mut()[lane] = lo[a];
+                        block.hi[a].as_mut()[lane] = hi[a];
                     }
                     block.id[lane] = ids[i];
                     block.first[0] |= u8::from(c0 == first[0]) << lane;
@@ -292,7 +293,7 @@ impl<B: BroadBounds> Columns<B> {
         let mut lanes: Vec<(u32, u32)> = Vec::with_capacity(4 * self.blocks.len() + self.big.len());
         for (k, block) in self.blocks.iter().enumerate() {
             for lane in 0..4 {
-                if block.lo[0][lane] <= block.hi[0][lane] {
+                if block.lo[0].as_ref()[lane] <= block.hi[0].as_ref()[lane] {
                     lanes.push((block.id[lane], (4 * k + lane) as u32));
                 }
             }
@@ -360,8 +361,8 @@ impl<B: BroadBounds> Columns<B> {
                 let block = &mut self.blocks[place as usize / 4];
                 let lane = place as usize % 4;
                 for a in 0..3 {
-                    block.lo[a][lane] = lo[a];
-                    block.hi[a][lane] = hi[a];
+                    block.lo[a].as_mut()[lane] = lo[a];
+                    block.hi[a].as_mut()[lane] = hi[a];
                 }
             }
         }
