@@ -279,18 +279,23 @@ fn setup<'a>(
     }
 }
 
+/// Whether a radius or half height is finite and non-negative, on the bits: +0 to the largest
+/// finite value, or -0.
+#[inline(always)]
+fn length_ok(x: f32) -> bool {
+    (x.to_bits() < 0x7f80_0000) | (x.to_bits() == 0x8000_0000)
+}
+
 /// A ball or a capsule under a similarity map, as a world-space segment (a point for a ball)
 /// and a radius; `None` for other shapes and maps (and invalid ones, left to [`setup`]).
 #[inline(always)]
 fn as_world_segment(shape: &ConvexShape, map: &Affine3A) -> Option<WorldSegment> {
-    // Finite and non-negative, on the bits: +0 to the largest finite value, or -0.
-    let ok = |x: f32| (x.to_bits() < 0x7f80_0000) | (x.to_bits() == 0x8000_0000);
     match shape {
-        ConvexShape::Ball(s) if ok(s.radius) => {
+        ConvexShape::Ball(s) if length_ok(s.radius) => {
             let scale = is_similarity(map)?;
             Some((map.translation, map.translation, s.radius * scale))
         }
-        ConvexShape::Capsule(s) if ok(s.radius) && ok(s.half_height) => {
+        ConvexShape::Capsule(s) if length_ok(s.radius) && length_ok(s.half_height) => {
             let scale = is_similarity(map)?;
             let h = map.matrix3.y_axis * s.half_height;
             Some((map.translation - h, map.translation + h, s.radius * scale))
@@ -303,7 +308,8 @@ fn as_world_segment(shape: &ConvexShape, map: &Affine3A) -> Option<WorldSegment>
 type WorldSegment = (Vec3A, Vec3A, f32);
 
 /// The closed-form contact of two balls or capsules under similarities, in world space (no
-/// query frame), with their segments: `None` when the pair is not of that kind.
+/// query frame), with their segments when both are capsules: `None` when the pair is not of
+/// that kind.
 #[inline(always)]
 fn quick_contact(
     a: &ConvexShape,
@@ -311,15 +317,24 @@ fn quick_contact(
     b: &ConvexShape,
     b_map: &Affine3A,
     prediction: f32,
-) -> Option<(Option<FrameContact>, [WorldSegment; 2])> {
+) -> Option<(Option<FrameContact>, Option<[WorldSegment; 2]>)> {
+    if let (ConvexShape::Ball(x), ConvexShape::Ball(y)) = (a, b) {
+        // Two balls: the shortest path.
+        if !(length_ok(x.radius) & length_ok(y.radius)) {
+            return None;
+        }
+        let (ra, rb) = (x.radius * is_similarity(a_map)?, y.radius * is_similarity(b_map)?);
+        return Some((sat::spheres(a_map.translation, ra, b_map.translation, rb, prediction), None));
+    }
     let sa = as_world_segment(a, a_map)?;
     let sb = as_world_segment(b, b_map)?;
+    let capsules = matches!((a, b), (ConvexShape::Capsule(_), ConvexShape::Capsule(_)));
     let c = if sa.0 == sa.1 && sb.0 == sb.1 {
         sat::spheres(sa.0, sa.2, sb.0, sb.2, prediction)
     } else {
         sat::capsules(sa, sb, b_map.translation - a_map.translation, prediction)
     };
-    Some((c, [sa, sb]))
+    Some((c, capsules.then_some([sa, sb])))
 }
 
 /// A contact in the query frame.
@@ -449,6 +464,7 @@ fn contact_in_frame(a: &Side, b: &Side, prediction: f32, cache: &mut GjkCache) -
 /// Apart: the closest points and `separation` = the distance. Penetrating: the deepest points,
 /// the normal of minimum translation and `separation` = minus the penetration depth (EPA or a
 /// separating-axis test; exact for polytopes, within `1e-5` relative for curved shapes).
+#[inline]
 pub fn contact(
     a: &ConvexShape,
     a_map: &Affine3A,
@@ -500,6 +516,7 @@ pub fn contact_gjk_epa(
 }
 
 /// The distance between A and B (0 when they touch or overlap).
+#[inline]
 pub fn distance(
     a: &ConvexShape,
     a_map: &Affine3A,
@@ -586,10 +603,9 @@ pub fn contact_manifold(
         return Err(NarrowError::NonFinite);
     }
     let prediction = prediction.max(0.0);
-    if let Some((c, [sa, sb])) = quick_contact(a, a_map, b, b_map, prediction) {
+    if let Some((c, segments)) = quick_contact(a, a_map, b, b_map, prediction) {
         if let Some(c) = c {
-            let segments = sa.0 != sa.1 && sb.0 != sb.1;
-            match segments.then(|| sat::parallel_capsule_points(sa, sb, c.normal)).flatten() {
+            match segments.and_then(|[sa, sb]| sat::parallel_capsule_points(sa, sb, c.normal)) {
                 Some(points) => {
                     for (id, (pa, pb, separation)) in points.into_iter().enumerate() {
                         if separation <= prediction {
