@@ -423,7 +423,6 @@ impl<B: BroadBounds> Columns<B> {
     /// Only for columns placed by the boxes themselves and not edited since.
     pub(super) fn pairs(&self, out: &mut Vec<Pair>) {
         debug_assert!(self.exact);
-        let (axis, dim) = (self.axis, B::DIM);
         // Every block test writes its four candidate pairs and advances the length by the hits,
         // without a branch per hit (they are unpredictable); `out` is kept four pairs longer than
         // the pairs found and cut at the end.
@@ -431,30 +430,10 @@ impl<B: BroadBounds> Columns<B> {
         for column in self.starts.windows(2) {
             let (start, end) = (column[0] as usize, column[1] as usize);
             for k in start..end {
-                let block = &self.blocks[k];
-                for lane in 0..4 {
-                    let (lo, hi) = block.lane(lane);
-                    let reach = hi[axis];
-                    if !(lo[axis] <= reach) {
-                        continue; // padding
-                    }
-                    let (lo4, hi4) = (lo.map(Vec4::splat), hi.map(Vec4::splat));
-                    let id = block.id[lane];
-                    let first = [block.first[0] >> lane & 1 != 0, block.first[1] >> lane & 1 != 0];
-                    // The later lanes of this block, then the following blocks while they start
-                    // within reach.
-                    let mask = block.overlap_mask(&lo4, &hi4, dim) & (0b1110 << lane) & 0b1111;
-                    len = append_pairs(out, len, id, block, mask & block.owned_mask(first));
-                    for (other, &other_lo) in
-                        self.blocks[k + 1..end].iter().zip(&self.block_first[k + 1..end])
-                    {
-                        if other_lo > reach {
-                            break;
-                        }
-                        let mask = other.overlap_mask(&lo4, &hi4, dim) & other.owned_mask(first);
-                        len = append_pairs(out, len, id, other, mask);
-                    }
-                }
+                len = self.sweep_lane::<0>(k, end, out, len);
+                len = self.sweep_lane::<1>(k, end, out, len);
+                len = self.sweep_lane::<2>(k, end, out, len);
+                len = self.sweep_lane::<3>(k, end, out, len);
             }
         }
         out.truncate(len);
@@ -479,6 +458,40 @@ impl<B: BroadBounds> Columns<B> {
                 out.push(ordered(*id, *other));
             }
         }
+    }
+
+    /// The pairs of lane `LANE` of block `k` (of a column ending at block `end`) with the later
+    /// lanes of its block, then with the following blocks while they start within its reach;
+    /// written at `out[len..]` (see [`append_pairs`]). Returns the new count. The lane is a
+    /// constant so that its bounds are taken out of the block without a loop.
+    #[inline(always)]
+    fn sweep_lane<const LANE: usize>(
+        &self,
+        k: usize,
+        end: usize,
+        out: &mut Vec<Pair>,
+        mut len: usize,
+    ) -> usize {
+        let (axis, dim) = (self.axis, B::DIM);
+        let block = &self.blocks[k];
+        let lo4 = block.lo.map(|v| Vec4::splat(v.as_ref()[LANE]));
+        let hi4 = block.hi.map(|v| Vec4::splat(v.as_ref()[LANE]));
+        let reach = block.hi[axis].as_ref()[LANE];
+        if !(block.lo[axis].as_ref()[LANE] <= reach) {
+            return len; // padding
+        }
+        let id = block.id[LANE];
+        let first = [block.first[0] >> LANE & 1 != 0, block.first[1] >> LANE & 1 != 0];
+        let mask = block.overlap_mask(&lo4, &hi4, dim) & (0b1110 << LANE) & 0b1111;
+        len = append_pairs(out, len, id, block, mask & block.owned_mask(first));
+        for (other, &other_lo) in self.blocks[k + 1..end].iter().zip(&self.block_first[k + 1..end]) {
+            if other_lo > reach {
+                break;
+            }
+            let mask = other.overlap_mask(&lo4, &hi4, dim) & other.owned_mask(first);
+            len = append_pairs(out, len, id, other, mask);
+        }
+        len
     }
 
     /// Appends the ids of the boxes that overlap the valid box `query` (in no particular order) and
