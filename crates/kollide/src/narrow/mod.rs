@@ -8,10 +8,13 @@
 //!
 //! Algorithms: GJK (van den Bergen) for distances, with a caller-owned [`GjkCache`]; EPA for
 //! penetration; closed forms for balls and capsules in any combination, and separating-axis tests
-//! for box–box and box–triangle, when the placements are similarities; polygon clipping for
+//! for box–box and box–triangle, when the placements are similarities (for distances, the
+//! separating axes prove overlap outright or give GJK its first direction); polygon clipping for
 //! manifolds ([`ContactManifold`]). Shapes with a margin (balls, capsules, rounded shapes) run GJK
 //! on their cores and add the margins when their placement is a similarity (a scaled ball is still
-//! a ball); under other maps the whole shape goes through GJK/EPA.
+//! a ball); under other maps the whole shape goes through GJK/EPA. GJK and EPA are compiled per
+//! pair for the common pairs of shapes without margin (boxes, triangles, cylinders, hulls), so
+//! their support functions need no dispatch.
 //!
 //! Dispatch is a `match` on the pair of shapes; every pair of kinds has an implementation for
 //! every query (the tests enumerate the matrix). The only errors are invalid input

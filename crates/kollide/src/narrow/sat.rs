@@ -1,7 +1,9 @@
-//! Closed-form and separating-axis fast paths: ball and capsule pairs (in any combination), box–box.
+//! Closed-form and separating-axis fast paths: ball and capsule pairs (in any combination), box–box
+//! and box–triangle (contacts, and the separating axes alone as a pre-pass for distances).
 //!
-//! Each applies only when both placements are similarities (checked by the dispatcher), where a
-//! ball stays a ball, a capsule a capsule and a box a box (scaled by `s`).
+//! Each applies only when the placements of its balls, capsules and boxes are similarities
+//! (checked by the dispatcher), where a ball stays a ball, a capsule a capsule and a box a box
+//! (scaled by `s`); a triangle stays a triangle under any map.
 
 use glam::{Mat3A, Vec3, Vec3A, Vec3Swizzles};
 
