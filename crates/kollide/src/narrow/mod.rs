@@ -592,7 +592,37 @@ pub fn intersects(
 
 /// The contact manifold of A and B (up to 4 points, see [`ContactManifold`]) when their distance
 /// is at most `prediction`; `out` is cleared first and left empty otherwise.
+#[inline]
 pub fn contact_manifold(
+    a: &ConvexShape,
+    a_map: &Affine3A,
+    b: &ConvexShape,
+    b_map: &Affine3A,
+    prediction: f32,
+    cache: &mut GjkCache,
+    out: &mut ContactManifold,
+) -> Result<(), NarrowError> {
+    // Two balls (the one-point closed form) inline in the caller; everything else out of line.
+    if let (ConvexShape::Ball(x), ConvexShape::Ball(y)) = (a, b)
+        && prediction >= 0.0
+        && length_ok(x.radius) & length_ok(y.radius)
+        && let (Some(sa), Some(sb)) = (is_similarity(a_map), is_similarity(b_map))
+    {
+        out.clear();
+        if let Some(c) =
+            sat::spheres(a_map.translation, x.radius * sa, b_map.translation, y.radius * sb, prediction)
+        {
+            out.push(c.point_a, c.point_b, c.separation, 0);
+            out.normal = c.normal.into();
+        }
+        return Ok(());
+    }
+    contact_manifold_rest(a, a_map, b, b_map, prediction, cache, out)
+}
+
+/// [`contact_manifold`] past its inlined case (two balls).
+#[inline(never)]
+fn contact_manifold_rest(
     a: &ConvexShape,
     a_map: &Affine3A,
     b: &ConvexShape,
