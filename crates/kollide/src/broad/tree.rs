@@ -102,8 +102,8 @@ pub struct DynamicTree<B: BroadBounds> {
     pending: Vec<u32>,
     /// Objects edited since the last pair finding (may hold removed ids), each once.
     moved: Vec<u32>,
-    /// `listed[id]`: whether `id` is in `moved`.
-    listed: Vec<bool>,
+    /// Whether each id is in `moved`, one bit per id (compact: read for every pair).
+    listed: Marks,
     /// The number of pairs of the last pair finding, to recognize the `events` it filled.
     pair_count: usize,
     /// A compact copy of the objects for queries (see the type notes), when present.
@@ -168,7 +168,7 @@ impl<B: BroadBounds> DynamicTree<B> {
             unbuilt: false,
             pending: Vec::new(),
             moved: Vec::new(),
-            listed: Vec::new(),
+            listed: Marks::default(),
             pair_count: 0,
             columns: None,
             loose: Vec::new(),
@@ -218,11 +218,8 @@ impl<B: BroadBounds> DynamicTree<B> {
     /// Adds `id` to `moved` unless it is there.
     #[inline]
     fn list_moved(&mut self, id: u32) {
-        if self.listed.len() <= id as usize {
-            self.listed.resize(id as usize + 1, false);
-        }
-        if !self.listed[id as usize] {
-            self.listed[id as usize] = true;
+        if !self.listed.get(id) {
+            self.listed.set(id, true);
             self.moved.push(id);
         }
     }
@@ -594,7 +591,7 @@ impl<B: BroadBounds> DynamicTree<B> {
             let tight = self.slots.boxes[slot];
             let listed = &self.listed;
             let mut keep = |b: u32| {
-                if b != a && (!listed[b as usize] || a < b) {
+                if b != a && (!listed.get(b) || a < b) {
                     found.push(ordered(a, b));
                 }
             };
@@ -613,7 +610,7 @@ impl<B: BroadBounds> DynamicTree<B> {
         let mut touched = Vec::new();
         let mut next = found.iter().peekable();
         for &p in &old {
-            if self.listed[p.0 as usize] || self.listed[p.1 as usize] {
+            if self.listed.get(p.0) || self.listed.get(p.1) {
                 touched.push(p);
             } else {
                 while let Some(&f) = next.next_if(|&&f| f < p) {
@@ -704,6 +701,27 @@ fn automatic_margin<B: BroadBounds>(boxes: &[B]) -> f32 {
         .sum();
     let margin = (sum / boxes.len().max(1) as f64 / 16.0) as f32;
     if margin.is_finite() { margin } else { 0.0 }
+}
+
+/// A set of ids as one bit per id.
+#[derive(Clone, Debug, Default)]
+struct Marks(Vec<u64>);
+
+impl Marks {
+    #[inline]
+    fn get(&self, id: u32) -> bool {
+        self.0.get(id as usize / 64).is_some_and(|w| w >> (id % 64) & 1 != 0)
+    }
+
+    #[inline]
+    fn set(&mut self, id: u32, on: bool) {
+        let word = id as usize / 64;
+        if self.0.len() <= word {
+            self.0.resize(word + 1, 0);
+        }
+        let bit = 1u64 << (id % 64);
+        if on { self.0[word] |= bit } else { self.0[word] &= !bit }
+    }
 }
 
 /// A traversal stack: 64 entries inline, more on the heap.
@@ -836,7 +854,7 @@ impl<B: BroadBounds> BroadPhase<B> for DynamicTree<B> {
             self.scratch = pairs;
         }
         for &id in &marked {
-            self.listed[id as usize] = false;
+            self.listed.set(id, false);
         }
         self.moved = marked;
         self.moved.clear();
