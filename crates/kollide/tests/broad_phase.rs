@@ -490,9 +490,6 @@ fn rays_along_box_faces_match_brute_force() {
                 let o = [(); 3].map(|_| int(&mut rng) * 0.5);
                 let d = [(); 3].map(|_| rng.random_range(-1i32..=1) as f32);
                 let max_t = [0.0, 1.0, 5.5, f32::INFINITY][rng.random_range(0..4)];
-                // Not a zero direction with an unbounded ray: the boxes' own test then meets
-                // boxes "at t = ∞" (reported separately), which the hash does not follow.
-                let max_t = if d[..B::DIM].iter().all(|&x| x == 0.0) { max_t.min(5.5) } else { max_t };
                 let r = ray(o, d);
                 phase.query_ray(&r, max_t, &mut out);
                 reference.query_ray(&r, max_t, &mut expected);

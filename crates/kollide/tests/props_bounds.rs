@@ -827,3 +827,23 @@ fn bad_input_zero_and_negative_radius() {
     assert_eq!(Sphere::from_points(&[Vec3::ONE, Vec3::ONE]), Some(p));
     assert_eq!(Circle::from_points(&[Vec2::ONE]), Some(d));
 }
+
+/// Regression: a zero direction from outside with an unbounded ray used to meet boxes lying in
+/// the positive directions "at t = ∞"; only boxes containing the origin are met.
+#[test]
+fn zero_direction_unbounded_rays_meet_only_boxes_around_the_origin() {
+    let ahead = Aabb3::new(Vec3::new(2.0, -1.0, -1.0), Vec3::new(3.0, 1.0, 1.0));
+    let around = Aabb3::new(Vec3::splat(-1.0), Vec3::ONE);
+    for dir in [Vec3::ZERO, Vec3::new(0.0, -0.0, 0.0)] {
+        let ray = Ray3::new(Vec3::ZERO, dir);
+        assert_eq!(ahead.ray_interval(&ray, f32::INFINITY), None);
+        assert_eq!(ahead.ray_interval_inv(Vec3::ZERO, dir.recip(), f32::INFINITY), None);
+        assert_eq!(around.ray_interval(&ray, f32::INFINITY), Some((0.0, f32::INFINITY)));
+    }
+    let ahead2 = Aabb2::new(Vec2::new(2.0, -1.0), Vec2::new(3.0, 1.0));
+    assert_eq!(ahead2.ray_interval(&Ray2::new(Vec2::ZERO, Vec2::ZERO), f32::INFINITY), None);
+    assert_eq!(
+        Aabb2::new(Vec2::splat(-1.0), Vec2::ONE).ray_interval(&Ray2::new(Vec2::ZERO, Vec2::ZERO), f32::INFINITY),
+        Some((0.0, f32::INFINITY))
+    );
+}

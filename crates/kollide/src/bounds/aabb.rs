@@ -259,7 +259,8 @@ impl Aabb3 {
     /// inside a face plane hits the box. `None` if `dir` has a NaN or infinite component, the
     /// origin has a NaN component, `max_t` is NaN or negative, or the box is inverted (so
     /// [`Aabb3::EMPTY`] is never hit) or has a NaN coordinate. A zero `dir` gives
-    /// `Some((0, max_t))` if the origin is inside, else `None`.
+    /// `Some((0, max_t))` if the origin is inside, else `None` (also for `max_t = ∞`: the entry is
+    /// always finite).
     #[inline]
     pub fn ray_interval(&self, ray: &Ray3, max_t: f32) -> Option<(f32, f32)> {
         let o = Vec3A::from(ray.origin);
@@ -306,7 +307,8 @@ impl Aabb3 {
         let t0 = max_keep_acc(max_keep_acc(near.x, near.y), near.z);
         let t1 = min_keep_acc(min_keep_acc(far.x, far.y), far.z);
         let valid = (bmin.cmple(bmax) & !o.is_nan_mask() & ok).all();
-        (valid & (t0 <= t1)).then_some((t0, t1))
+        // A box reached only "at t = ∞" (a zero `dir` from outside with `max_t = ∞`) is missed.
+        (valid & (t0 <= t1) & (t0 < f32::INFINITY)).then_some((t0, t1))
     }
 
     /// The exact bounding box of this box mapped by `transform` (non-uniform scale, shear and
@@ -522,7 +524,8 @@ impl Aabb2 {
         let t0 = max_keep_acc(near_x, near_y);
         let t1 = min_keep_acc(far_x, far_y);
         let valid = self.min.cmple(self.max).all() & !o.is_nan() & ok;
-        (valid & (t0 <= t1)).then_some((t0, t1))
+        // A box reached only "at t = ∞" (a zero `dir` from outside with `max_t = ∞`) is missed.
+        (valid & (t0 <= t1) & (t0 < f32::INFINITY)).then_some((t0, t1))
     }
 
     /// The exact bounding box of this box under `transform`: center mapped, half extents
