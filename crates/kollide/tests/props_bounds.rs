@@ -843,7 +843,8 @@ fn zero_direction_unbounded_rays_meet_only_boxes_around_the_origin() {
     let ahead2 = Aabb2::new(Vec2::new(2.0, -1.0), Vec2::new(3.0, 1.0));
     assert_eq!(ahead2.ray_interval(&Ray2::new(Vec2::ZERO, Vec2::ZERO), f32::INFINITY), None);
     assert_eq!(
-        Aabb2::new(Vec2::splat(-1.0), Vec2::ONE).ray_interval(&Ray2::new(Vec2::ZERO, Vec2::ZERO), f32::INFINITY),
+        Aabb2::new(Vec2::splat(-1.0), Vec2::ONE)
+            .ray_interval(&Ray2::new(Vec2::ZERO, Vec2::ZERO), f32::INFINITY),
         Some((0.0, f32::INFINITY))
     );
 }
