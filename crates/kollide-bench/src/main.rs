@@ -17,7 +17,9 @@ use clap::Parser;
 #[derive(Parser, Debug)]
 #[command(version, about)]
 struct Args {
-    /// Fewer, shorter repeats: the whole suite finishes in well under a minute.
+    /// Fewer, shorter repeats on smaller batches, and without the variant rows (`name@variant`:
+    /// kollide's other implementations and settings) unless `--filter` names them: the suite
+    /// finishes in under a minute.
     #[arg(long)]
     quick: bool,
     /// Run only the workloads whose name contains this string (e.g. `prim/` or `ray`).
@@ -33,7 +35,10 @@ fn main() -> ExitCode {
     let settings = harness::Settings::new(args.quick);
     let selected: Vec<_> = workloads::all()
         .into_iter()
-        .filter(|w| args.filter.as_deref().is_none_or(|f| w.name.contains(f)))
+        .filter(|w| match args.filter.as_deref() {
+            Some(f) => w.name.contains(f),
+            None => !(args.quick && w.name.contains('@')),
+        })
         .collect();
 
     println!("# kollide-bench");
