@@ -527,13 +527,18 @@ pub fn distance(
     b_map: &Affine3A,
     cache: &mut GjkCache,
 ) -> Result<f32, NarrowError> {
-    if let Some((c, _)) = quick_contact(a, a_map, b, b_map, f32::INFINITY) {
-        return Ok(c.map_or(0.0, |c| c.separation.max(0.0)));
+    // Two balls inline in the caller; everything else (capsules included) out of line.
+    if let (ConvexShape::Ball(x), ConvexShape::Ball(y)) = (a, b)
+        && length_ok(x.radius) & length_ok(y.radius)
+        && let (Some(sa), Some(sb)) = (is_similarity(a_map), is_similarity(b_map))
+    {
+        let d = (b_map.translation - a_map.translation).length();
+        return Ok((d - x.radius * sa - y.radius * sb).max(0.0));
     }
     distance_general(a, a_map, b, b_map, cache)
 }
 
-/// [`distance`] past the closed forms (out of line, see [`contact_general`]).
+/// [`distance`] past its inlined case (two balls), out of line.
 #[inline(never)]
 fn distance_general(
     a: &ConvexShape,
@@ -542,6 +547,9 @@ fn distance_general(
     b_map: &Affine3A,
     cache: &mut GjkCache,
 ) -> Result<f32, NarrowError> {
+    if let Some((c, _)) = quick_contact(a, a_map, b, b_map, f32::INFINITY) {
+        return Ok(c.map_or(0.0, |c| c.separation.max(0.0)));
+    }
     let (_, sa, sb) = setup(a, a_map, b, b_map)?;
     Ok(distance_in_frame(&sa, &sb, cache).max(0.0))
 }
