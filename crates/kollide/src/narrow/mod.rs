@@ -547,11 +547,23 @@ fn distance_general(
     b_map: &Affine3A,
     cache: &mut GjkCache,
 ) -> Result<f32, NarrowError> {
-    if let Some((c, _)) = quick_contact(a, a_map, b, b_map, f32::INFINITY) {
-        return Ok(c.map_or(0.0, |c| c.separation.max(0.0)));
+    use ConvexShape as S;
+    if matches!(a, S::Ball(_) | S::Capsule(_))
+        && matches!(b, S::Ball(_) | S::Capsule(_))
+        && let Some(d) = distance_closed_form(a, a_map, b, b_map)
+    {
+        return Ok(d);
     }
     let (_, sa, sb) = setup(a, a_map, b, b_map)?;
     Ok(distance_in_frame(&sa, &sb, cache).max(0.0))
+}
+
+/// The distance of two balls or capsules under similarities (see [`quick_contact`]); its own
+/// function, so that the general path's code stays as it is.
+#[inline(never)]
+fn distance_closed_form(a: &ConvexShape, a_map: &Affine3A, b: &ConvexShape, b_map: &Affine3A) -> Option<f32> {
+    let (c, _) = quick_contact(a, a_map, b, b_map, f32::INFINITY)?;
+    Some(c.map_or(0.0, |c| c.separation.max(0.0)))
 }
 
 fn distance_in_frame(a: &Side, b: &Side, cache: &mut GjkCache) -> f32 {
