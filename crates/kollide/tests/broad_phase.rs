@@ -456,6 +456,77 @@ fn frames_of_small_moves_match_brute_force() {
     }
 }
 
+/// Frames where a fifth of the objects move farther than the fattening margin, toggling between
+/// a home box and a shifted one (as in the `moving100k-fast` benchmark), and some jump anywhere:
+/// a dynamic tree refits leaves in place or inserts them again, and sets apart many objects from
+/// its compact copy in one frame. Pairs, events and queries are compared with brute force every
+/// frame.
+fn run_fast_frames<B: TestBounds + 'static>(seed: u64) {
+    let mut rng = rng(seed);
+    let generator = Generator::new(&mut rng, Scene::Uniform);
+    let phases: Vec<(&str, Box<dyn BroadPhase<B>>)> = vec![
+        ("dynamic tree", Box::new(DynamicTree::<B>::new())),
+        (
+            "dynamic tree, margin 0.1",
+            Box::new(DynamicTree::<B>::with_settings(TreeSettings { margin: Some(0.1) })),
+        ),
+        ("sweep and prune", Box::new(SweepAndPrune::<B>::new())),
+    ];
+    for (name, mut phase) in phases {
+        let mut reference = BruteForce::<B>::new();
+        let mut rng = kollide_testkit::random::rng(seed + 1);
+        let count = 2000u32;
+        let mut homes = Vec::new();
+        let mut shifts = Vec::new();
+        for id in 0..count {
+            let b = generator.random_box::<B>(&mut rng);
+            phase.insert(id, b).unwrap();
+            reference.insert(id, b).unwrap();
+            homes.push(b);
+            shifts.push([(); 3].map(|_| rng.random_range(-4.0..4.0f32)));
+        }
+        let (mut events, mut expected) = (PairEvents::default(), PairEvents::default());
+        let (mut out, mut expected_out) = (Vec::new(), Vec::new());
+        for frame in 0..40u32 {
+            let ctx = format!("{name} seed {seed} frame {frame}");
+            for id in (0..count).filter(|&id| (id + frame) % 5 == 0) {
+                let b = if rng.random_bool(0.02) {
+                    generator.random_box::<B>(&mut rng)
+                } else {
+                    let home = homes[id as usize];
+                    let s = if (id + frame) % 10 == 0 { [0.0; 3] } else { shifts[id as usize] };
+                    let lo = [0, 1, 2].map(|k| if k < B::DIM { home.lo(k) + s[k] } else { 0.0 });
+                    let hi = [0, 1, 2].map(|k| if k < B::DIM { home.hi(k) + s[k] } else { 0.0 });
+                    B::from_lo_hi(lo, hi)
+                };
+                phase.update(id, b).unwrap();
+                reference.update(id, b).unwrap();
+            }
+            for _ in 0..3 {
+                let q = generator.random_box::<B>(&mut rng);
+                phase.query_box(&q, &mut out);
+                reference.query_box(&q, &mut expected_out);
+                assert_eq!(out, expected_out, "{ctx}: query_box");
+                let ray = B::random_ray(&mut rng);
+                phase.query_ray(&ray, 200.0, &mut out);
+                reference.query_ray(&ray, 200.0, &mut expected_out);
+                assert_eq!(out, expected_out, "{ctx}: query_ray");
+            }
+            phase.find_pairs(&mut events);
+            reference.find_pairs(&mut expected);
+            assert_eq!(events, expected, "{ctx}: pairs and events");
+        }
+    }
+}
+
+#[test]
+fn frames_of_moves_beyond_the_margin_match_brute_force() {
+    for seed in 0..2 {
+        run_fast_frames::<Aabb3>(300 + seed);
+        run_fast_frames::<Aabb2>(400 + seed);
+    }
+}
+
 #[test]
 fn rays_along_box_faces_match_brute_force() {
     // Integer boxes and rays from integer points along axes and diagonals: origins on faces,

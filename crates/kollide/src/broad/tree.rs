@@ -47,8 +47,10 @@ struct Node<B> {
 /// Per-object data.
 #[derive(Clone, Copy, Debug)]
 struct Proxy<B> {
-    /// The fattened box the object was placed in the tree with.
+    /// The object's fattened box: its leaf's enclosure.
     fat: B,
+    /// The fattened box the leaf was inserted with (moves near it refit the leaf in place).
+    home: B,
     /// The inner node holding the object's leaf, or [`NULL`] when the leaf is the root or the
     /// insertion is pending.
     parent: u32,
@@ -65,6 +67,10 @@ struct Proxy<B> {
 ///   heuristic, found by branch and bound: Bittner et al. 2012; Catto, GDC 2019), then rotates
 ///   nodes on the way up where a swap of a child and a grandchild lowers the area (Kopta et al.
 ///   2012).
+/// - A leaf whose box leaves its fattened box gets a new fattened box around the box. While that
+///   stays near the fattened box the leaf was inserted with (within the latter's largest extent),
+///   the leaf keeps its place and the enclosures above it are refitted, several times cheaper than
+///   a new insertion; a farther move takes the leaf out and inserts it again.
 /// - Insertions are deferred to [`DynamicTree::refresh`] (which [`BroadPhase::find_pairs`] calls):
 ///   many at once, or into an empty tree, rebuild the whole tree top down (binned surface area
 ///   heuristic) instead, and only when the tree is next needed.
@@ -292,7 +298,8 @@ impl<B: BroadBounds> DynamicTree<B> {
             return;
         }
         for (proxy, tight) in self.slots.extra.iter_mut().zip(&self.slots.boxes) {
-            *proxy = Proxy { fat: tight.expanded(margin), parent: NULL, lane: 0, placed: true };
+            let fat = tight.expanded(margin);
+            *proxy = Proxy { fat, home: fat, parent: NULL, lane: 0, placed: true };
         }
         let mut items: Vec<(B, u32)> =
             self.slots.extra.iter().enumerate().map(|(slot, p)| (p.fat, slot as u32)).collect();
@@ -349,6 +356,7 @@ impl<B: BroadBounds> DynamicTree<B> {
         let slot = self.slots.slot_of[id as usize] as usize;
         let (fat, tight) = (self.slots.extra[slot].fat, self.slots.boxes[slot]);
         self.slots.extra[slot].placed = true;
+        self.slots.extra[slot].home = fat;
         if self.root == NULL {
             self.root = leaf;
             self.root_fat = fat;
@@ -462,6 +470,24 @@ impl<B: BroadBounds> DynamicTree<B> {
         self.set_parent(out_code, n, near);
         self.set_parent(near_code, far, out);
         self.nodes[n as usize].boxes[1 - near] = self.enclosure(far);
+    }
+
+    /// Gives object `id`'s leaf (placed) the fattened box `fat`: in place, refitting the
+    /// enclosures above it, while `fat` stays near the box the leaf was inserted with (within its
+    /// largest extent of it: a short move, which barely grows the nodes above); otherwise by taking
+    /// the leaf out and inserting it again. Refitting costs a walk to the root, several times less
+    /// than a search for the best sibling.
+    fn replace_leaf(&mut self, id: u32, fat: B) {
+        let proxy = *self.proxy(id);
+        let reach = (0..B::DIM).map(|axis| proxy.home.hi(axis) - proxy.home.lo(axis)).fold(0.0, f32::max);
+        if proxy.parent != NULL && proxy.home.expanded(reach).contains(&fat) {
+            self.proxy_mut(id).fat = fat;
+            self.refit_from(proxy.parent, false);
+        } else {
+            self.remove_leaf(id);
+            self.proxy_mut(id).fat = fat;
+            self.insert_leaf(id);
+        }
     }
 
     /// Detaches object `id`'s leaf from the tree.
@@ -766,7 +792,7 @@ impl<B: BroadBounds> BroadPhase<B> for DynamicTree<B> {
         self.ensure_tree();
         self.reshaped = true;
         self.loosen(id);
-        let proxy = Proxy { fat: bounds, parent: NULL, lane: 0, placed: false };
+        let proxy = Proxy { fat: bounds, home: bounds, parent: NULL, lane: 0, placed: false };
         self.slots.push(id, bounds, proxy);
         self.pending.push(id);
         self.list_moved(id);
@@ -782,7 +808,7 @@ impl<B: BroadBounds> BroadPhase<B> for DynamicTree<B> {
             }
         }
         self.slots.boxes[slot] = bounds;
-        let Proxy { fat, parent, lane, placed } = self.slots.extra[slot];
+        let Proxy { fat, parent, lane, placed, .. } = self.slots.extra[slot];
         self.list_moved(id);
         if placed {
             if parent != NULL {
@@ -790,9 +816,8 @@ impl<B: BroadBounds> BroadPhase<B> for DynamicTree<B> {
             }
             if !fat.contains(&bounds) {
                 self.reshaped = true;
-                self.remove_leaf(id);
-                self.slots.extra[slot].fat = bounds.expanded(self.margin.unwrap_or(0.0));
-                self.insert_leaf(id);
+                let new_fat = bounds.expanded(self.margin.unwrap_or(0.0));
+                self.replace_leaf(id, new_fat);
             }
         }
         Ok(())
