@@ -47,7 +47,7 @@ struct Node<B> {
 /// Per-object data.
 #[derive(Clone, Copy, Debug)]
 struct Proxy<B> {
-    /// The object's fattened box: its leaf's enclosure.
+    /// The object's fattened box: its leaf's enclosure (see `replace_leaf`).
     fat: B,
     /// The fattened box the leaf was inserted with (moves near it refit the leaf in place).
     home: B,
@@ -67,10 +67,12 @@ struct Proxy<B> {
 ///   heuristic, found by branch and bound: Bittner et al. 2012; Catto, GDC 2019), then rotates
 ///   nodes on the way up where a swap of a child and a grandchild lowers the area (Kopta et al.
 ///   2012).
-/// - A leaf whose box leaves its fattened box gets a new fattened box around the box. While that
-///   stays near the fattened box the leaf was inserted with (within the latter's largest extent),
-///   the leaf keeps its place and the enclosures above it are refitted, several times cheaper than
-///   a new insertion; a farther move takes the leaf out and inserts it again.
+/// - When an object's box leaves its fattened box, the fattened box grows to enclose also the box
+///   grown by the margin. While it stays near the fattened box the leaf was inserted with (within
+///   the latter's largest extent of it), the leaf keeps its place and the enclosures above it are
+///   refitted, several times cheaper than a new insertion, and an object that moves back and forth
+///   soon stops leaving its fattened box; otherwise the leaf is taken out and inserted again with
+///   its box grown by the margin.
 /// - Insertions are deferred to [`DynamicTree::refresh`] (which [`BroadPhase::find_pairs`] calls):
 ///   many at once, or into an empty tree, rebuild the whole tree top down (binned surface area
 ///   heuristic) instead, and only when the tree is next needed.
@@ -472,16 +474,17 @@ impl<B: BroadBounds> DynamicTree<B> {
         self.nodes[n as usize].boxes[1 - near] = self.enclosure(far);
     }
 
-    /// Gives object `id`'s leaf (placed) the fattened box `fat`: in place, refitting the
-    /// enclosures above it, while `fat` stays near the box the leaf was inserted with (within its
-    /// largest extent of it: a short move, which barely grows the nodes above); otherwise by taking
-    /// the leaf out and inserting it again. Refitting costs a walk to the root, several times less
-    /// than a search for the best sibling.
+    /// Gives object `id`'s leaf (placed) the fattened box `fat`, or, while that stays near the box
+    /// the leaf was inserted with (within its largest extent of it), the union of `fat` and its
+    /// current fattened box: in place, refitting the enclosures above it. A farther move takes the
+    /// leaf out and inserts it again with `fat`. Refitting costs a walk to the root, several times
+    /// less than a search for the best sibling.
     fn replace_leaf(&mut self, id: u32, fat: B) {
         let proxy = *self.proxy(id);
         let reach = (0..B::DIM).map(|axis| proxy.home.hi(axis) - proxy.home.lo(axis)).fold(0.0, f32::max);
-        if proxy.parent != NULL && proxy.home.expanded(reach).contains(&fat) {
-            self.proxy_mut(id).fat = fat;
+        let grown = proxy.fat.merge(&fat);
+        if proxy.parent != NULL && proxy.home.expanded(reach).contains(&grown) {
+            self.proxy_mut(id).fat = grown;
             self.refit_from(proxy.parent, false);
         } else {
             self.remove_leaf(id);
