@@ -7,6 +7,11 @@ use glam::Vec4;
 /// Objects spanning more columns than this are kept apart and tested against everything.
 const MAX_COLUMNS_PER_OBJECT: usize = 16;
 
+/// While [`Columns`] are built, an entry is an object index (below 2²⁶) in the bits of
+/// `INDEX_MASK` and two flags from bit `FIRST_SHIFT` on.
+const FIRST_SHIFT: u32 = 30;
+const INDEX_MASK: u32 = (1 << FIRST_SHIFT) - 1;
+
 /// Four boxes of one column, structure of arrays (two cache lines), for tests of four at a time.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
@@ -223,58 +228,58 @@ impl<B: BroadBounds> Columns<B> {
         let mut sizes = vec![0u32; columns];
         for range in &ranges {
             if !is_big(range) {
-                let (first, last) = range;
-                for c1 in first[1]..=last[1] {
-                    for c0 in first[0]..=last[0] {
-                        sizes[(c1 * grid.counts[0] + c0) as usize] += 1;
-                    }
-                }
+                grid.for_each_column(range, |column, _| sizes[column] += 1);
             }
         }
+        // Entries per column in sweep order (a counting sort): the object's index, with bit
+        // `FIRST_SHIFT + g` set when the column is the object's first on grid axis `g`. Indices
+        // are below 2²⁶ (ids are unique and at most `MAX_ID`), so the flags fit above them.
+        let mut entry_starts = vec![0u32; columns + 1];
         let mut starts = vec![0u32; columns + 1];
         for c in 0..columns {
+            entry_starts[c + 1] = entry_starts[c] + sizes[c];
             starts[c + 1] = starts[c] + sizes[c].div_ceil(4);
         }
-        // Entries go straight to their lanes, in sweep order: the `k`-th entry of column `c` is
-        // lane `k % 4` of block `starts[c] + k / 4` (a counting sort with small scattered writes).
-        let blocks_len = starts[columns] as usize;
-        let mut blocks = vec![Block { first: [0; 2], ..Block::PADDING }; blocks_len];
-        grid.block_first = vec![f32::INFINITY; blocks_len];
-        grid.block_last = vec![f32::INFINITY; blocks_len];
-        let mut filled = vec![0u32; columns];
+        let mut entries = vec![0u32; entry_starts[columns] as usize];
+        let mut filled = entry_starts.clone();
         let mut max_extent = 0.0f32;
         for &i in order {
-            let i = i as usize;
-            let (first, last) = ranges[i];
-            let (b, p) = (&boxes[i], &placed[i]);
-            if is_big(&ranges[i]) {
-                grid.big.push((*b, ids[i]));
+            let (first, last) = ranges[i as usize];
+            if is_big(&ranges[i as usize]) {
+                grid.big.push((boxes[i as usize], ids[i as usize]));
                 continue;
             }
+            let p = &placed[i as usize];
             max_extent = max_extent.max(p.hi(axis) - p.lo(axis));
-            let (lo, hi) = b.corners();
-            let placed_lo = p.lo(axis);
-            for c1 in first[1]..=last[1] {
-                for c0 in first[0]..=last[0] {
-                    let column = (c1 * grid.counts[0] + c0) as usize;
-                    let k = filled[column] as usize;
-                    filled[column] += 1;
-                    let (index, lane) = (starts[column] as usize + k / 4, k % 4);
-                    let block = &mut blocks[index];
+            grid.for_each_column(&(first, last), |column, flags| {
+                entries[filled[column] as usize] = i | flags << FIRST_SHIFT;
+                filled[column] += 1;
+            });
+        }
+        // Blocks written whole, column by column, four entries at a time.
+        let blocks_len = starts[columns] as usize;
+        let mut blocks = Vec::with_capacity(blocks_len);
+        grid.block_first = Vec::with_capacity(blocks_len);
+        grid.block_last = Vec::with_capacity(blocks_len);
+        for column in entry_starts.windows(2) {
+            for four in entries[column[0] as usize..column[1] as usize].chunks(4) {
+                let mut block = Block { first: [0; 2], ..Block::PADDING };
+                for (lane, &entry) in four.iter().enumerate() {
+                    let i = (entry & INDEX_MASK) as usize;
+                    let (lo, hi) = boxes[i].corners();
                     for a in 0..3 {
                         // Array indexing: `Vec4`'s own indexing matches on the lane.
                         block.lo[a].as_mut()[lane] = lo[a];
                         block.hi[a].as_mut()[lane] = hi[a];
                     }
                     block.id[lane] = ids[i];
-                    block.first[0] |= u8::from(c0 == first[0]) << lane;
-                    block.first[1] |= u8::from(c1 == first[1]) << lane;
-                    if lane == 0 {
-                        grid.block_first[index] = placed_lo;
-                    } else if lane == 3 {
-                        grid.block_last[index] = placed_lo;
-                    }
+                    block.first[0] |= ((entry >> FIRST_SHIFT & 1) as u8) << lane;
+                    block.first[1] |= ((entry >> (FIRST_SHIFT + 1) & 1) as u8) << lane;
                 }
+                blocks.push(block);
+                let placed_lo = |entry: u32| placed[(entry & INDEX_MASK) as usize].lo(axis);
+                grid.block_first.push(placed_lo(four[0]));
+                grid.block_last.push(if four.len() == 4 { placed_lo(four[3]) } else { f32::INFINITY });
             }
         }
         if !grid.big.is_empty() {
@@ -410,6 +415,39 @@ impl<B: BroadBounds> Columns<B> {
             last[g] = self.cell_of(g, b.hi(self.grid_axes[g])).min(top);
         }
         (first, last)
+    }
+
+    /// Calls `visit(column, flags)` for every column of the inclusive range, where bit `g` of
+    /// `flags` is set when the column is the range's first on grid axis `g`.
+    ///
+    /// Most ranges span one or two columns per axis (cells are three times the mean extent);
+    /// those take a straight path of at most four visits instead of the nested loops, whose
+    /// exits the branch predictor mostly misses (building the columns of 10,000 boxes: 220 →
+    /// 190 µs).
+    #[inline(always)]
+    fn for_each_column(&self, (first, last): &([u32; 2], [u32; 2]), mut visit: impl FnMut(usize, u32)) {
+        let (span0, span1) = (last[0] - first[0], last[1] - first[1]);
+        let width = self.counts[0];
+        if span0 <= 1 && span1 <= 1 {
+            let corner = first[1] * width + first[0];
+            visit(corner as usize, 0b11);
+            if span0 == 1 {
+                visit(corner as usize + 1, 0b10);
+            }
+            if span1 == 1 {
+                visit((corner + width) as usize, 0b01);
+                if span0 == 1 {
+                    visit((corner + width) as usize + 1, 0b00);
+                }
+            }
+            return;
+        }
+        for c1 in first[1]..=last[1] {
+            for c0 in first[0]..=last[0] {
+                let flags = u32::from(c0 == first[0]) | u32::from(c1 == first[1]) << 1;
+                visit((c1 * width + c0) as usize, flags);
+            }
+        }
     }
 
     /// The blocks of column `(c0, c1)`.
