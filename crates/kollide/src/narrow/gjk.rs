@@ -18,6 +18,10 @@ const MAX_ITERATIONS: usize = 256;
 /// Relative tolerance of the GJK stopping test `|v|² - v·w ≤ GJK_RELATIVE |v|²`.
 const GJK_RELATIVE: f32 = 1e-6;
 
+/// The rounding noise of the computed `|v|² - v·w`, as a multiple of `|v| |w|`: eight ulps of 1
+/// (each of the two dot products carries a few ulps of `|v| |w|`).
+const NOISE_ULPS: f32 = 8.0 * f32::EPSILON;
+
 /// A caller-owned GJK warm start for one pair of shapes: the search directions of the last
 /// simplex. Any content is valid (only the number of iterations depends on it); a default cache
 /// is empty.
@@ -310,7 +314,15 @@ pub(crate) fn gjk(
             save(cache, &simplex);
             return GjkResult::Beyond { v };
         }
-        if v2 - vw <= GJK_RELATIVE * v2 || simplex.v[..simplex.len].iter().any(|s| s.w == vert.w) {
+        // Converged: within the relative tolerance, or within the rounding noise of `v·w` itself
+        // (a few ulps of `|v| |w|`; below it the steps only trade rounding errors, which at small
+        // distances costs many iterations on curved shapes), or `w` is already a vertex.
+        let gap = v2 - vw;
+        let noise2 = NOISE_ULPS * NOISE_ULPS * v2 * max_w2.max(vert.w.length_squared());
+        if gap <= GJK_RELATIVE * v2
+            || gap * gap <= noise2
+            || simplex.v[..simplex.len].iter().any(|s| s.w == vert.w)
+        {
             break;
         }
         let previous_v2 = v2;
