@@ -238,6 +238,12 @@ fn closest_on_tetrahedron(p: [Vec3A; 4]) -> Result<(Vec3A, [f32; 4]), [f32; 4]> 
             for k in 0..3 {
                 weights[f[k]] = w[k];
             }
+            // The origin's projection inside a face it is beyond is the closest point of the
+            // whole tetrahedron (the origin lies in that face's normal cone), so no other face
+            // can do better.
+            if !flat && w.iter().all(|&x| x > 0.0) {
+                return Ok((point, weights));
+            }
             best = Some((d, point, weights));
         }
     }
@@ -424,4 +430,66 @@ pub(crate) fn gjk_ray_cast(
         }
     }
     Some((lambda, normal))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::primitive::closest_point_triangle;
+    use glam::Vec3;
+    use kollide_testkit::random;
+
+    /// The tetrahedron's point closest to the origin by brute force: the origin itself when it
+    /// is inside (on the inner side of every face), else the nearest of the four faces' closest
+    /// points, each found by the primitive query (independent code).
+    fn brute_force(p: [Vec3; 4]) -> f32 {
+        const FACES: [[usize; 3]; 4] = [[0, 1, 2], [0, 3, 1], [0, 2, 3], [1, 3, 2]];
+        let volume = (p[1] - p[0]).dot((p[2] - p[0]).cross(p[3] - p[0]));
+        let inside =
+            FACES.iter().all(|f| -(p[f[1]] - p[f[0]]).cross(p[f[2]] - p[f[0]]).dot(p[f[0]]) * volume >= 0.0);
+        if inside {
+            return 0.0;
+        }
+        FACES
+            .iter()
+            .map(|f| closest_point_triangle(Vec3::ZERO, &[p[f[0]], p[f[1]], p[f[2]]]).point.length())
+            .fold(f32::INFINITY, f32::min)
+    }
+
+    #[test]
+    fn tetrahedron_solver_matches_brute_force() {
+        let mut rng = random::rng(41);
+        let mut outside = 0;
+        for case in 0..20_000 {
+            // Tetrahedra around the origin at random offsets: inside, beyond one face, beyond
+            // an edge or a vertex; every fifth one flattened towards a plane.
+            let center = random::point3(&mut rng, 1.5);
+            let mut p: [Vec3; 4] = std::array::from_fn(|_| center + random::point3(&mut rng, 1.0));
+            if case % 5 == 0 {
+                let n = random::unit3(&mut rng);
+                for q in &mut p {
+                    *q -= n * (n.dot(*q - center) * 0.999);
+                }
+            }
+            let expected = brute_force(p);
+            let got = match closest_on_tetrahedron(p.map(Vec3A::from)) {
+                Ok((point, weights)) => {
+                    // The weights reproduce the point.
+                    let sum: Vec3A = (0..4).map(|i| Vec3A::from(p[i]) * weights[i]).sum();
+                    assert!(
+                        (sum - point).length() <= 1e-4,
+                        "case {case}: weights {weights:?} give {sum} not {point}"
+                    );
+                    outside += 1;
+                    point.length()
+                }
+                Err(_) => 0.0,
+            };
+            assert!(
+                (got - expected).abs() <= 1e-4 * (1.0 + expected),
+                "case {case}: {got} vs brute force {expected}"
+            );
+        }
+        assert!(outside > 10_000, "only {outside} cases outside");
+    }
 }
