@@ -25,8 +25,8 @@ use crate::harness::{Batch, Prepared};
 /// A kollide broad phase as a boxed trait object, so one workload body serves every implementation.
 type Phase = Box<dyn BroadPhase<Aabb3>>;
 
-/// A broad-phase constructor and the names of its six rows.
-type Implementation = (fn() -> Phase, [&'static str; 6]);
+/// A broad-phase constructor and the names of its seven rows.
+type Implementation = (fn() -> Phase, [&'static str; 7]);
 
 /// The implementations measured; the first is kollide's default broad phase
 /// ([`kollide::broad::DefaultBroadPhase`], the dynamic tree) and gets the plain names.
@@ -40,6 +40,7 @@ const IMPLEMENTATIONS: [Implementation; 3] = [
             "broad/moving100k-fast/frame",
             "broad/query-box/100k",
             "broad/query-ray/100k",
+            "broad/drift100k/frame",
         ],
     ),
     (
@@ -51,6 +52,7 @@ const IMPLEMENTATIONS: [Implementation; 3] = [
             "broad/moving100k-fast/frame@sap",
             "broad/query-box/100k@sap",
             "broad/query-ray/100k@sap",
+            "broad/drift100k/frame@sap",
         ],
     ),
     (
@@ -62,6 +64,7 @@ const IMPLEMENTATIONS: [Implementation; 3] = [
             "broad/moving100k-fast/frame@hash",
             "broad/query-box/100k@hash",
             "broad/query-ray/100k@hash",
+            "broad/drift100k/frame@hash",
         ],
     ),
 ];
@@ -89,8 +92,9 @@ fn rows<const I: usize>() -> Vec<Workload> {
     vec![
         row(names[0], "ms/run", 1, 1, false, |_, seed| full(10_000, seed, IMPLEMENTATIONS[I].0)),
         row(names[1], "ms/run", 1, 1, false, |_, seed| full(100_000, seed, IMPLEMENTATIONS[I].0)),
-        row(names[2], "ms/frame", 10, 3, false, |n, seed| moving(n, seed, SLOW, IMPLEMENTATIONS[I].0)),
-        row(names[3], "ms/frame", 10, 3, false, |n, seed| moving(n, seed, FAST, IMPLEMENTATIONS[I].0)),
+        row(names[2], "ms/frame", 10, 3, false, |n, seed| moving(n, seed, SLOW, false, IMPLEMENTATIONS[I].0)),
+        row(names[3], "ms/frame", 10, 3, false, |n, seed| moving(n, seed, FAST, false, IMPLEMENTATIONS[I].0)),
+        row(names[6], "ms/frame", 10, 3, false, |n, seed| moving(n, seed, SLOW, true, IMPLEMENTATIONS[I].0)),
         row(names[4], "ns/query", 10_000, 500, false, |n, seed| query_box(n, seed, IMPLEMENTATIONS[I].0)),
         row(names[5], "ns/query", 10_000, 500, false, |n, seed| query_ray(n, seed, IMPLEMENTATIONS[I].0)),
     ]
@@ -156,16 +160,36 @@ fn full(n: usize, seed: u64, make: fn() -> Phase) -> Option<Box<dyn Prepared>> {
 /// away); a frame sends each of them to the box it is not in.
 type Frame = Vec<(u32, [Aabb3; 2])>;
 
-/// Which box of [`Frame`] each object is in; flipped by every frame that moves it, so any
-/// sequence of frames, repeated any number of times, keeps moving objects.
-struct Toggles(Vec<bool>);
+/// How the moving objects of [`moving`] move; each side of a workload keeps its own.
+enum Motion {
+    /// Back and forth: which box of [`Frame`] each object is in, flipped by every frame that
+    /// moves it, so any sequence of frames, repeated any number of times, keeps moving objects.
+    Toggle(Vec<bool>),
+    /// Steadily one way: how many times each object has moved; its `k`-th move takes it to its
+    /// home box shifted `k` times by the frame's offset (away box minus home box).
+    Drift(Vec<u32>),
+}
 
-impl Toggles {
-    /// Flips object `id` and returns its new box.
-    fn flip(&mut self, id: u32, boxes: &[Aabb3; 2]) -> Aabb3 {
-        let away = &mut self.0[id as usize];
-        *away = !*away;
-        boxes[usize::from(*away)]
+impl Motion {
+    fn new(drift: bool, n: usize) -> Self {
+        if drift { Motion::Drift(vec![0; n]) } else { Motion::Toggle(vec![false; n]) }
+    }
+
+    /// Moves object `id` and returns its new box.
+    fn next(&mut self, id: u32, boxes: &[Aabb3; 2]) -> Aabb3 {
+        match self {
+            Motion::Toggle(away) => {
+                let away = &mut away[id as usize];
+                *away = !*away;
+                boxes[usize::from(*away)]
+            }
+            Motion::Drift(steps) => {
+                let steps = &mut steps[id as usize];
+                *steps += 1;
+                let shift = (boxes[1].min - boxes[0].min) * *steps as f32;
+                Aabb3::new(boxes[0].min + shift, boxes[0].max + shift)
+            }
+        }
     }
 }
 
@@ -177,9 +201,16 @@ const SLOW: f32 = 8.0;
 const FAST: f32 = 32.0;
 
 /// 100,000 Terdiman boxes, of which a different 10% move each frame (frame `f` moves the objects
-/// `k % 10 == f % 10` by their velocity, up to `speed` per axis, or back). Each item is a frame:
-/// apply the moves, then report the pairs that began and ended; the answer is their total count.
-fn moving(frames: usize, seed: u64, speed: f32, make: fn() -> Phase) -> Option<Box<dyn Prepared>> {
+/// `k % 10 == f % 10` by their velocity, up to `speed` per axis, or back; with `drift`, always on
+/// by their velocity, so the scene spreads as the runs go on). Each item is a frame: apply the
+/// moves, then report the pairs that began and ended; the answer is their total count.
+fn moving(
+    frames: usize,
+    seed: u64,
+    speed: f32,
+    drift: bool,
+    make: fn() -> Phase,
+) -> Option<Box<dyn Prepared>> {
     const N: usize = 100_000;
     let mut rng = random::rng(seed);
     let boxes = terdiman_boxes(&mut rng, N);
@@ -202,16 +233,16 @@ fn moving(frames: usize, seed: u64, speed: f32, make: fn() -> Phase) -> Option<B
     }
     let mut events = PairEvents::default();
     phase.find_pairs(&mut events);
-    let kollide = RefCell::new((phase, events, Toggles(vec![false; N])));
+    let kollide = RefCell::new((phase, events, Motion::new(drift, N)));
 
-    let peer = RefCell::new(ParryBroadPhase::new(&boxes));
+    let peer = RefCell::new(ParryBroadPhase::new(&boxes, Motion::new(drift, N)));
     Some(Box::new(Batch::new(
         frames.clone(),
         frames,
         move |frame: &Frame| {
-            let (phase, events, toggles) = &mut *kollide.borrow_mut();
+            let (phase, events, motion) = &mut *kollide.borrow_mut();
             for (id, boxes) in frame {
-                phase.update(*id, toggles.flip(*id, boxes)).expect("known id, valid box");
+                phase.update(*id, motion.next(*id, boxes)).expect("known id, valid box");
             }
             phase.find_pairs(events);
             (events.began.len() + events.ended.len()) as u64
@@ -236,11 +267,11 @@ struct ParryBroadPhase {
     pairs: HashSet<(u32, u32)>,
     moved: Vec<bool>,
     candidates: Vec<(u32, u32)>,
-    toggles: Toggles,
+    motion: Motion,
 }
 
 impl ParryBroadPhase {
-    fn new(boxes: &[Aabb3]) -> Self {
+    fn new(boxes: &[Aabb3], motion: Motion) -> Self {
         let boxes: Vec<Aabb> = boxes.iter().map(to_parry).collect();
         let bvh = Bvh::from_leaves(BvhBuildStrategy::Binned, &boxes);
         let mut workspace = BvhWorkspace::default();
@@ -248,15 +279,14 @@ impl ParryBroadPhase {
         parry_pairs(&bvh, &mut workspace, &mut candidates);
         let pairs = candidates.iter().copied().collect();
         let moved = vec![false; boxes.len()];
-        let toggles = Toggles(vec![false; boxes.len()]);
-        Self { bvh, workspace, boxes, pairs, moved, candidates, toggles }
+        Self { bvh, workspace, boxes, pairs, moved, candidates, motion }
     }
 
     /// Applies the frame's moves and returns the number of pairs that began and ended.
     fn frame(&mut self, frame: &Frame) -> u64 {
         for (id, boxes) in frame {
             let id = *id;
-            let b = to_parry(&self.toggles.flip(id, boxes));
+            let b = to_parry(&self.motion.next(id, boxes));
             self.boxes[id as usize] = b;
             self.moved[id as usize] = true;
             self.bvh.insert_or_update_partially(b, id, PEER_MARGIN);

@@ -858,7 +858,11 @@ impl<B: BroadBounds> BroadPhase<B> for DynamicTree<B> {
         let incremental = events.pairs.len() == self.pair_count && marked.len() * 4 <= self.slots.len();
         if incremental {
             self.ensure_tree();
-            if self.columns.is_none() && !self.reshaped {
+            // The columns answer the moved objects' queries about three times faster than the
+            // tree. They are rebuilt (about the cost of 5,000 queries per 100,000 objects) when
+            // the tree is settled, or when enough objects moved that the queries pay for it even
+            // if the next frame drops them again (objects drifting steadily one way).
+            if self.columns.is_none() && (!self.reshaped || marked.len() * 16 >= self.slots.len()) {
                 let fat: Vec<B> = self.slots.extra.iter().map(|p| p.fat).collect();
                 self.columns = Some(Columns::with_slack(&self.slots.ids, &self.slots.boxes, &fat));
                 self.loose.clear();
