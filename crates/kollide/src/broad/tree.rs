@@ -123,6 +123,8 @@ pub struct DynamicTree<B: BroadBounds> {
     /// last pair finding.
     reshaped: bool,
     scratch: Vec<Pair>,
+    /// The buffer of the next pair list (the previous list's, reused).
+    spare: Vec<Pair>,
     heap: BinaryHeap<Reverse<Candidate<B>>>,
 }
 
@@ -182,6 +184,7 @@ impl<B: BroadBounds> DynamicTree<B> {
             loose: Vec::new(),
             reshaped: false,
             scratch: Vec::new(),
+            spare: Vec::new(),
             heap: BinaryHeap::new(),
         }
     }
@@ -634,26 +637,43 @@ impl<B: BroadBounds> DynamicTree<B> {
             }
         }
         sort_pairs(&mut found);
+        // One merge walk of the previous pairs and the pairs found, both ascending: a found pair
+        // that was not there began; a previous pair of a marked object that was not found ended;
+        // every other previous pair stands. The new list goes to a reused buffer, and the
+        // previous one becomes the buffer of the next call.
         let old = std::mem::take(&mut events.pairs);
-        let mut pairs = Vec::with_capacity(old.len() + found.len());
-        let mut touched = Vec::new();
-        let mut next = found.iter().peekable();
-        for &p in &old {
-            if self.listed.get(p.0) || self.listed.get(p.1) {
-                touched.push(p);
-            } else {
-                while let Some(&f) = next.next_if(|&&f| f < p) {
-                    pairs.push(f);
+        let mut pairs = std::mem::take(&mut self.spare);
+        pairs.clear();
+        pairs.reserve(old.len() + found.len());
+        events.began.clear();
+        events.ended.clear();
+        let (mut i, mut j) = (0, 0);
+        while i < old.len() {
+            let p = old[i];
+            if j < found.len() && found[j] <= p {
+                let f = found[j];
+                if f < p {
+                    events.began.push(f);
+                } else {
+                    i += 1;
                 }
-                pairs.push(p);
+                pairs.push(f);
+                j += 1;
+            } else {
+                // `|`, not `||`: both bits are cheap and the outcome is unpredictable.
+                if self.listed.get(p.0) | self.listed.get(p.1) {
+                    events.ended.push(p);
+                } else {
+                    pairs.push(p);
+                }
+                i += 1;
             }
         }
-        pairs.extend(next);
-        // The previous pairs of the marked objects, against the current ones.
-        events.pairs = touched;
-        events.advance(&mut found);
+        events.began.extend_from_slice(&found[j..]);
+        pairs.extend_from_slice(&found[j..]);
         events.pairs = pairs;
-        self.scratch = old;
+        self.spare = old;
+        self.scratch = found;
     }
 }
 
