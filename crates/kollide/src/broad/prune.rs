@@ -792,7 +792,60 @@ fn sortable(x: f32) -> u32 {
 
 #[cfg(test)]
 mod tests {
-    use super::first_reaching;
+    use super::{Columns, first_reaching};
+    use crate::bounds::{Aabb2, Aabb3};
+    use glam::{Vec2, Vec3};
+
+    /// `for_each_column`'s short path (spans of one or two columns per axis) and its loops visit
+    /// the same columns with the same flags as the plain double loop, in 3D and 2D.
+    #[test]
+    fn column_visits_match_the_plain_double_loop() {
+        let boxes3: Vec<Aabb3> = (0..64)
+            .map(|i| Aabb3::new(Vec3::splat(i as f32 * 3.0), Vec3::splat(i as f32 * 3.0 + 1.0)))
+            .collect();
+        let ids: Vec<u32> = (0..64).collect();
+        let grid3 = Columns::new(&ids, &boxes3);
+        let boxes2: Vec<Aabb2> = (0..64)
+            .map(|i| Aabb2::new(Vec2::splat(i as f32 * 3.0), Vec2::splat(i as f32 * 3.0 + 1.0)))
+            .collect();
+        let grid2 = Columns::new(&ids, &boxes2);
+        for (counts, visit) in [
+            (
+                grid3.counts,
+                &(|r: &([u32; 2], [u32; 2]), out: &mut Vec<(usize, u32)>| {
+                    grid3.for_each_column(r, |c, f| out.push((c, f)))
+                }) as &dyn Fn(&([u32; 2], [u32; 2]), &mut Vec<(usize, u32)>),
+            ),
+            (
+                grid2.counts,
+                &(|r: &([u32; 2], [u32; 2]), out: &mut Vec<(usize, u32)>| {
+                    grid2.for_each_column(r, |c, f| out.push((c, f)))
+                }),
+            ),
+        ] {
+            for f0 in 0..counts[0] {
+                for f1 in 0..counts[1] {
+                    for s0 in 0..4.min(counts[0] - f0) {
+                        for s1 in 0..4.min(counts[1] - f1) {
+                            let range = ([f0, f1], [f0 + s0, f1 + s1]);
+                            let mut expected = Vec::new();
+                            for c1 in f1..=f1 + s1 {
+                                for c0 in f0..=f0 + s0 {
+                                    let flags = u32::from(c0 == f0) | u32::from(c1 == f1) << 1;
+                                    expected.push(((c1 * counts[0] + c0) as usize, flags));
+                                }
+                            }
+                            let mut got = Vec::new();
+                            visit(&range, &mut got);
+                            got.sort_unstable();
+                            expected.sort_unstable();
+                            assert_eq!(got, expected, "range {range:?} in a {counts:?} grid");
+                        }
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn first_reaching_counts_the_values_below_like_a_binary_search() {
