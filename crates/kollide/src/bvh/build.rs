@@ -264,6 +264,12 @@ impl BuildParams {
         let relative = if parent_area > 0.0 { cost / parent_area } else { n as f32 };
         self.traversal_cost + relative < n as f32
     }
+
+    /// Whether `n` primitives make a leaf whatever their split would cost: they fit in one, and
+    /// a split (whose relative cost is never negative) cannot beat the leaf's `n`.
+    fn always_leaf(self, n: usize) -> bool {
+        n <= self.max_leaf && n as f32 <= self.traversal_cost
+    }
 }
 
 /// Bins per axis for large ranges. Wald (2007) finds 16 bins within a few percent of the full
@@ -495,7 +501,7 @@ impl<V: BuildVector> Splitter<V> {
     /// Splits `span` in two (reordering its records), or returns `None` to make it a leaf.
     fn split(&mut self, prims: &mut [V::Prim], span: &Span<V>) -> Option<(Span<V>, Span<V>)> {
         let n = span.len();
-        if n <= 1 {
+        if n <= 1 || self.params.always_leaf(n) {
             return None;
         }
         if span.small {
@@ -690,12 +696,20 @@ impl<V: BuildVector> Splitter<V> {
         let lowest = |axis: usize, set: u32| order[axis][local(set.trailing_zeros() as u8)];
         let highest = |axis: usize, set: u32| order[axis][local(31 - set.leading_zeros() as u8)];
         let mut leaf_order = [0u8; EXACT_MAX];
-        // Nodes of one or two records are decided on the spot; larger ones wait in `frames`.
+        // Nodes that are leaves whatever their split, and nodes of two records, are decided on the
+        // spot; larger ones wait in `frames`.
         let place =
             |frames: &mut Vec<SmallNode>, leaf_order: &mut [u8], boundary: &mut [u8], node: SmallNode| {
                 let pos = node.pos as usize;
-                let set = node.sorted[0];
+                let mut set = node.sorted[0];
                 match node.len {
+                    len if params.always_leaf(len as usize) => {
+                        for slot in &mut leaf_order[pos..pos + len as usize] {
+                            *slot = lowest(0, set);
+                            set &= set - 1;
+                        }
+                        boundary[pos + 1..pos + len as usize].fill(NO_SPLIT);
+                    }
                     1 => leaf_order[pos] = lowest(0, set),
                     2 => {
                         let (a, b) = (lowest(0, set), highest(0, set));
@@ -950,8 +964,11 @@ fn lomuto_partition<V: BuildVector, const BOXES: bool>(
 ) -> (usize, Span<V>, Span<V>) {
     let mut mid = 0;
     for i in 0..range.len() {
-        let goes_left = V::prim_center2(&range[i]).axis(axis) <= threshold;
-        range.swap(mid, i);
+        // Both records in registers, so the swap does not go through a temporary in memory.
+        let (p, q) = (range[i], range[mid]);
+        let goes_left = V::prim_center2(&p).axis(axis) <= threshold;
+        range[i] = q;
+        range[mid] = p;
         mid += usize::from(goes_left);
     }
     let mut left = Span::empty();
