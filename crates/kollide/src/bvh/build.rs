@@ -37,6 +37,11 @@ pub(crate) trait BuildVector: Copy + Send + Sync + 'static {
     const NEG_INFINITY: Self;
     /// A primitive's box and id, packed as small as the dimension allows.
     type Prim: Copy + Send + Sync;
+    /// One bin of one axis during binning: the box around the records whose center falls in it,
+    /// and their count.
+    type Bin: Copy;
+    /// A bin with no record.
+    const EMPTY_BIN: Self::Bin;
     /// Packs a box and an id below [`MAX_PRIMITIVES`].
     fn pack(min: Self, max: Self, id: u32) -> Self::Prim;
     fn prim_min(p: &Self::Prim) -> Self;
@@ -44,6 +49,13 @@ pub(crate) trait BuildVector: Copy + Send + Sync + 'static {
     fn prim_id(p: &Self::Prim) -> u32;
     /// Twice the center of the primitive's box (the factor cancels everywhere it is used).
     fn prim_center2(p: &Self::Prim) -> Self;
+    /// Adds a record to a bin.
+    fn bin_add(bin: &mut Self::Bin, p: &Self::Prim);
+    /// The box of a bin (inverted if empty).
+    fn bin_box(bin: &Self::Bin) -> (Self, Self);
+    /// The number of records in a bin (exact in `f32`: a binned range or sample holds at most a
+    /// few hundred records).
+    fn bin_count(bin: &Self::Bin) -> f32;
     fn splat(v: f32) -> Self;
     fn min(self, other: Self) -> Self;
     fn max(self, other: Self) -> Self;
@@ -76,11 +88,25 @@ pub(crate) struct Prim3 {
     max: Vec4,
 }
 
+/// A 3D bin: the box, with the count in the spare lane of `max` (`min.w` is unused). A record's
+/// `max.w` is zero, so `max(bin.max, record.max) + (-0, -0, -0, 1)` grows the box and counts the
+/// record in one step; adding `-0` leaves every coordinate exactly as it is.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Bin3 {
+    min: Vec4,
+    max: Vec4,
+}
+
 impl BuildVector for Vec3A {
     const DIM: usize = 3;
     const INFINITY: Self = Vec3A::INFINITY;
     const NEG_INFINITY: Self = Vec3A::NEG_INFINITY;
     type Prim = Prim3;
+    type Bin = Bin3;
+    const EMPTY_BIN: Bin3 = Bin3 {
+        min: Vec4::INFINITY,
+        max: Vec4::new(f32::NEG_INFINITY, f32::NEG_INFINITY, f32::NEG_INFINITY, 0.0),
+    };
     #[inline]
     fn pack(min: Self, max: Self, id: u32) -> Prim3 {
         Prim3 { min: min.extend(f32::from_bits(ID_TAG | id)), max: max.extend(0.0) }
@@ -100,6 +126,19 @@ impl BuildVector for Vec3A {
     #[inline]
     fn prim_center2(p: &Prim3) -> Self {
         Vec3A::from_vec4(p.min + p.max)
+    }
+    #[inline]
+    fn bin_add(bin: &mut Bin3, p: &Prim3) {
+        bin.min = bin.min.min(p.min);
+        bin.max = bin.max.max(p.max) + Vec4::new(-0.0, -0.0, -0.0, 1.0);
+    }
+    #[inline]
+    fn bin_box(bin: &Bin3) -> (Self, Self) {
+        (Vec3A::from_vec4(bin.min), Vec3A::from_vec4(bin.max))
+    }
+    #[inline]
+    fn bin_count(bin: &Bin3) -> f32 {
+        bin.max.w
     }
     #[inline]
     fn splat(v: f32) -> Self {
@@ -157,11 +196,21 @@ pub(crate) struct Prim2 {
     id: u32,
 }
 
+/// A 2D bin.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Bin2 {
+    min: Vec2,
+    max: Vec2,
+    count: f32,
+}
+
 impl BuildVector for Vec2 {
     const DIM: usize = 2;
     const INFINITY: Self = Vec2::INFINITY;
     const NEG_INFINITY: Self = Vec2::NEG_INFINITY;
     type Prim = Prim2;
+    type Bin = Bin2;
+    const EMPTY_BIN: Bin2 = Bin2 { min: Vec2::INFINITY, max: Vec2::NEG_INFINITY, count: 0.0 };
     #[inline]
     fn pack(min: Self, max: Self, id: u32) -> Prim2 {
         Prim2 { min, max, id }
@@ -181,6 +230,18 @@ impl BuildVector for Vec2 {
     #[inline]
     fn prim_center2(p: &Prim2) -> Self {
         p.min + p.max
+    }
+    #[inline]
+    fn bin_add(bin: &mut Bin2, p: &Prim2) {
+        (bin.min, bin.max, bin.count) = (bin.min.min(p.min), bin.max.max(p.max), bin.count + 1.0);
+    }
+    #[inline]
+    fn bin_box(bin: &Bin2) -> (Self, Self) {
+        (bin.min, bin.max)
+    }
+    #[inline]
+    fn bin_count(bin: &Bin2) -> f32 {
+        bin.count
     }
     #[inline]
     fn splat(v: f32) -> Self {
@@ -437,20 +498,11 @@ fn leaf_child<V: BuildVector>(span: &Span<V>) -> Child {
     Child::Leaf { first: span.start, count: span.end - span.start }
 }
 
-/// One bin of one axis: the box around the primitives whose center falls in it.
-#[derive(Clone, Copy)]
-struct Bin<V> {
-    min: V,
-    max: V,
-}
-
 /// Chooses and applies splits; owns the bins so they are not re-created per range.
-struct Splitter<V> {
+struct Splitter<V: BuildVector> {
     params: BuildParams,
-    /// Per axis, per bin: the box, and the number of primitives (exact in `f32`: a binned
-    /// range or sample holds at most a few hundred records).
-    bins: [[Bin<V>; BIN_COUNT]; 3],
-    counts: [[f32; BIN_COUNT]; 3],
+    /// Per axis, per bin: the box and the number of records.
+    bins: [[V::Bin; BIN_COUNT]; 3],
     /// For the boundary before each record inside a small range: the depth, below the small
     /// range's root, of the split there, or [`NO_SPLIT`] inside a leaf.
     boundary_depth: Vec<u8>,
@@ -488,11 +540,9 @@ struct Plane<V> {
 
 impl<V: BuildVector> Splitter<V> {
     fn new(params: BuildParams, count: usize) -> Self {
-        let empty = Bin { min: V::INFINITY, max: V::NEG_INFINITY };
         Self {
             params,
-            bins: [[empty; BIN_COUNT]; 3],
-            counts: [[0.0; BIN_COUNT]; 3],
+            bins: [[V::EMPTY_BIN; BIN_COUNT]; 3],
             boundary_depth: vec![0; count],
             frames: Vec::with_capacity(EXACT_MAX),
         }
@@ -572,32 +622,30 @@ impl<V: BuildVector> Splitter<V> {
         origin: V,
         scale: V,
     ) -> Option<Plane<V>> {
-        let empty = Bin { min: V::INFINITY, max: V::NEG_INFINITY };
         let last = (bins - 1) as f32;
-        for axis in 0..3 {
-            self.bins[axis][..bins].fill(empty);
-            self.counts[axis][..bins].fill(0.0);
+        for axis_bins in &mut self.bins {
+            axis_bins[..bins].fill(V::EMPTY_BIN);
         }
         for p in range.iter().step_by(step) {
-            let (min, max) = (V::prim_min(p), V::prim_max(p));
             let b = V::bins_of(V::prim_center2(p), origin, scale, last);
-            for ((bins, counts), &b) in self.bins.iter_mut().zip(&mut self.counts).zip(&b).take(V::DIM) {
-                let bin = &mut bins[b];
-                bin.min = bin.min.min(min);
-                bin.max = bin.max.max(max);
-                counts[b] += 1.0;
+            for (axis_bins, &b) in self.bins.iter_mut().zip(&b).take(V::DIM) {
+                V::bin_add(&mut axis_bins[b], p);
             }
         }
         // Sweep all axes at once (SIMD lanes = axes; a missing third axis has empty bins):
         // right to left for `A · N` of bins[i..], then left to right for the cost of each plane.
-        let (all_bins, counts) = (&self.bins, &self.counts);
-        let count_at = |i: usize| Vec3A::new(counts[0][i], counts[1][i], counts[2][i]);
+        let all_bins = &self.bins;
+        let count_at = |i: usize| Vec3A::from_array(std::array::from_fn(|a| V::bin_count(&all_bins[a][i])));
+        let grow = |lo: &mut [V; 3], hi: &mut [V; 3], i: usize| {
+            for a in 0..3 {
+                let (min, max) = V::bin_box(&all_bins[a][i]);
+                (lo[a], hi[a]) = (lo[a].min(min), hi[a].max(max));
+            }
+        };
         let mut right_cost = [Vec3A::ZERO; BIN_COUNT];
         let (mut lo, mut hi, mut count) = ([V::INFINITY; 3], [V::NEG_INFINITY; 3], Vec3A::ZERO);
         for i in (1..bins).rev() {
-            for a in 0..3 {
-                (lo[a], hi[a]) = (lo[a].min(all_bins[a][i].min), hi[a].max(all_bins[a][i].max));
-            }
+            grow(&mut lo, &mut hi, i);
             count += count_at(i);
             right_cost[i] = V::half_areas(lo, hi) * count;
         }
@@ -605,9 +653,7 @@ impl<V: BuildVector> Splitter<V> {
         let (mut best_cost, mut best_bin) = (Vec3A::INFINITY, Vec3A::ZERO);
         let (mut lo, mut hi, mut count) = ([V::INFINITY; 3], [V::NEG_INFINITY; 3], Vec3A::ZERO);
         for (i, &right) in right_cost.iter().enumerate().take(bins).skip(1) {
-            for a in 0..3 {
-                (lo[a], hi[a]) = (lo[a].min(all_bins[a][i - 1].min), hi[a].max(all_bins[a][i - 1].max));
-            }
+            grow(&mut lo, &mut hi, i - 1);
             count += count_at(i - 1);
             let cost = V::half_areas(lo, hi) * count + right;
             // A plane with every primitive on one side is no split.
@@ -623,7 +669,8 @@ impl<V: BuildVector> Splitter<V> {
         let union = |r: std::ops::Range<usize>| {
             all_bins[axis][r]
                 .iter()
-                .fold((V::INFINITY, V::NEG_INFINITY), |(lo, hi), b| (lo.min(b.min), hi.max(b.max)))
+                .map(V::bin_box)
+                .fold((V::INFINITY, V::NEG_INFINITY), |(lo, hi), (min, max)| (lo.min(min), hi.max(max)))
         };
         let (left_min, left_max) = union(0..bin);
         let (right_min, right_max) = union(bin..bins);
