@@ -875,27 +875,15 @@ impl<V: BuildVector> Splitter<V> {
     }
 }
 
-/// Reorders `items` so that `items[k]` becomes the old `items[order[k]]`, in place: each cycle
-/// of the permutation is rotated through one temporary. `order` must be a permutation of
-/// `0..items.len()` (at most 32 items).
+/// Reorders `items` so that `items[k]` becomes the old `items[order[k]]`: the items are copied
+/// aside and gathered back, which for so few costs less than following the permutation's cycles
+/// (whose branches are unpredictable). `order` must be a permutation of `0..items.len()` (at most
+/// [`EXACT_MAX`] items).
 fn permute<T: Copy>(items: &mut [T], order: &[u8]) {
-    let mut done = 0u32;
-    for start in 0..items.len() {
-        if done >> start & 1 == 1 {
-            continue;
-        }
-        let first = items[start];
-        let mut k = start;
-        loop {
-            done |= 1 << k;
-            let from = order[k] as usize;
-            if from == start {
-                items[k] = first;
-                break;
-            }
-            items[k] = items[from];
-            k = from;
-        }
+    let Some(&last) = items.last() else { return };
+    let old: [T; EXACT_MAX] = std::array::from_fn(|i| items.get(i).copied().unwrap_or(last));
+    for (item, &from) in items.iter_mut().zip(order) {
+        *item = old[local(from)];
     }
 }
 
