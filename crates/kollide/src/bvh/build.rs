@@ -1073,17 +1073,18 @@ fn median_split<V: BuildVector>(prims: &mut [V::Prim], span: &Span<V>) -> (Span<
 
 /// Packs `(id, min, max)` boxes into build records and returns them with their span.
 fn pack_all<V: BuildVector>(boxes: impl Iterator<Item = (u32, V, V)>) -> (Vec<V::Prim>, Span<V>) {
-    let mut prims = Vec::with_capacity(boxes.size_hint().0);
     let mut span = Span::<V>::empty();
-    for (id, min, max) in boxes {
-        let p = V::pack(min, max, id);
-        span.min = span.min.min(min);
-        span.max = span.max.max(max);
-        let c = V::prim_center2(&p);
-        span.center_min = span.center_min.min(c);
-        span.center_max = span.center_max.max(c);
-        prims.push(p);
-    }
+    // `collect` over an iterator of known length writes the records without a capacity check per
+    // record, whose possible call into the allocator would keep the bounds out of registers.
+    let prims: Vec<V::Prim> = boxes
+        .map(|(id, min, max)| {
+            let p = V::pack(min, max, id);
+            span.min = span.min.min(min);
+            span.max = span.max.max(max);
+            span.grow::<false>(&p);
+            p
+        })
+        .collect();
     span.end = prims.len() as u32;
     (prims, span)
 }
