@@ -37,6 +37,11 @@ pub(crate) trait BuildVector: Copy + Send + Sync + 'static {
     const NEG_INFINITY: Self;
     /// A primitive's box and id, packed as small as the dimension allows.
     type Prim: Copy + Send + Sync;
+    /// One bin of one axis during binning: the box around the records whose center falls in it,
+    /// and their count.
+    type Bin: Copy;
+    /// A bin with no record.
+    const EMPTY_BIN: Self::Bin;
     /// Packs a box and an id below [`MAX_PRIMITIVES`].
     fn pack(min: Self, max: Self, id: u32) -> Self::Prim;
     fn prim_min(p: &Self::Prim) -> Self;
@@ -44,6 +49,13 @@ pub(crate) trait BuildVector: Copy + Send + Sync + 'static {
     fn prim_id(p: &Self::Prim) -> u32;
     /// Twice the center of the primitive's box (the factor cancels everywhere it is used).
     fn prim_center2(p: &Self::Prim) -> Self;
+    /// Adds a record to a bin.
+    fn bin_add(bin: &mut Self::Bin, p: &Self::Prim);
+    /// The box of a bin (inverted if empty).
+    fn bin_box(bin: &Self::Bin) -> (Self, Self);
+    /// The number of records in a bin (exact in `f32`: a binned range or sample holds at most a
+    /// few hundred records).
+    fn bin_count(bin: &Self::Bin) -> f32;
     fn splat(v: f32) -> Self;
     fn min(self, other: Self) -> Self;
     fn max(self, other: Self) -> Self;
@@ -76,11 +88,25 @@ pub(crate) struct Prim3 {
     max: Vec4,
 }
 
+/// A 3D bin: the box, with the count in the spare lane of `max` (`min.w` is unused). A record's
+/// `max.w` is zero, so `max(bin.max, record.max) + (-0, -0, -0, 1)` grows the box and counts the
+/// record in one step; adding `-0` leaves every coordinate exactly as it is.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Bin3 {
+    min: Vec4,
+    max: Vec4,
+}
+
 impl BuildVector for Vec3A {
     const DIM: usize = 3;
     const INFINITY: Self = Vec3A::INFINITY;
     const NEG_INFINITY: Self = Vec3A::NEG_INFINITY;
     type Prim = Prim3;
+    type Bin = Bin3;
+    const EMPTY_BIN: Bin3 = Bin3 {
+        min: Vec4::INFINITY,
+        max: Vec4::new(f32::NEG_INFINITY, f32::NEG_INFINITY, f32::NEG_INFINITY, 0.0),
+    };
     #[inline]
     fn pack(min: Self, max: Self, id: u32) -> Prim3 {
         Prim3 { min: min.extend(f32::from_bits(ID_TAG | id)), max: max.extend(0.0) }
@@ -100,6 +126,19 @@ impl BuildVector for Vec3A {
     #[inline]
     fn prim_center2(p: &Prim3) -> Self {
         Vec3A::from_vec4(p.min + p.max)
+    }
+    #[inline]
+    fn bin_add(bin: &mut Bin3, p: &Prim3) {
+        bin.min = bin.min.min(p.min);
+        bin.max = bin.max.max(p.max) + Vec4::new(-0.0, -0.0, -0.0, 1.0);
+    }
+    #[inline]
+    fn bin_box(bin: &Bin3) -> (Self, Self) {
+        (Vec3A::from_vec4(bin.min), Vec3A::from_vec4(bin.max))
+    }
+    #[inline]
+    fn bin_count(bin: &Bin3) -> f32 {
+        bin.max.w
     }
     #[inline]
     fn splat(v: f32) -> Self {
@@ -157,11 +196,21 @@ pub(crate) struct Prim2 {
     id: u32,
 }
 
+/// A 2D bin.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Bin2 {
+    min: Vec2,
+    max: Vec2,
+    count: f32,
+}
+
 impl BuildVector for Vec2 {
     const DIM: usize = 2;
     const INFINITY: Self = Vec2::INFINITY;
     const NEG_INFINITY: Self = Vec2::NEG_INFINITY;
     type Prim = Prim2;
+    type Bin = Bin2;
+    const EMPTY_BIN: Bin2 = Bin2 { min: Vec2::INFINITY, max: Vec2::NEG_INFINITY, count: 0.0 };
     #[inline]
     fn pack(min: Self, max: Self, id: u32) -> Prim2 {
         Prim2 { min, max, id }
@@ -181,6 +230,18 @@ impl BuildVector for Vec2 {
     #[inline]
     fn prim_center2(p: &Prim2) -> Self {
         p.min + p.max
+    }
+    #[inline]
+    fn bin_add(bin: &mut Bin2, p: &Prim2) {
+        (bin.min, bin.max, bin.count) = (bin.min.min(p.min), bin.max.max(p.max), bin.count + 1.0);
+    }
+    #[inline]
+    fn bin_box(bin: &Bin2) -> (Self, Self) {
+        (bin.min, bin.max)
+    }
+    #[inline]
+    fn bin_count(bin: &Bin2) -> f32 {
+        bin.count
     }
     #[inline]
     fn splat(v: f32) -> Self {
@@ -263,6 +324,12 @@ impl BuildParams {
         }
         let relative = if parent_area > 0.0 { cost / parent_area } else { n as f32 };
         self.traversal_cost + relative < n as f32
+    }
+
+    /// Whether `n` primitives make a leaf whatever their split would cost: they fit in one, and
+    /// a split (whose relative cost is never negative) cannot beat the leaf's `n`.
+    fn always_leaf(self, n: usize) -> bool {
+        n <= self.max_leaf && n as f32 <= self.traversal_cost
     }
 }
 
@@ -431,20 +498,11 @@ fn leaf_child<V: BuildVector>(span: &Span<V>) -> Child {
     Child::Leaf { first: span.start, count: span.end - span.start }
 }
 
-/// One bin of one axis: the box around the primitives whose center falls in it.
-#[derive(Clone, Copy)]
-struct Bin<V> {
-    min: V,
-    max: V,
-}
-
 /// Chooses and applies splits; owns the bins so they are not re-created per range.
-struct Splitter<V> {
+struct Splitter<V: BuildVector> {
     params: BuildParams,
-    /// Per axis, per bin: the box, and the number of primitives (exact in `f32`: a binned
-    /// range or sample holds at most a few hundred records).
-    bins: [[Bin<V>; BIN_COUNT]; 3],
-    counts: [[f32; BIN_COUNT]; 3],
+    /// Per axis, per bin: the box and the number of records.
+    bins: [[V::Bin; BIN_COUNT]; 3],
     /// For the boundary before each record inside a small range: the depth, below the small
     /// range's root, of the split there, or [`NO_SPLIT`] inside a leaf.
     boundary_depth: Vec<u8>,
@@ -482,11 +540,9 @@ struct Plane<V> {
 
 impl<V: BuildVector> Splitter<V> {
     fn new(params: BuildParams, count: usize) -> Self {
-        let empty = Bin { min: V::INFINITY, max: V::NEG_INFINITY };
         Self {
             params,
-            bins: [[empty; BIN_COUNT]; 3],
-            counts: [[0.0; BIN_COUNT]; 3],
+            bins: [[V::EMPTY_BIN; BIN_COUNT]; 3],
             boundary_depth: vec![0; count],
             frames: Vec::with_capacity(EXACT_MAX),
         }
@@ -495,7 +551,7 @@ impl<V: BuildVector> Splitter<V> {
     /// Splits `span` in two (reordering its records), or returns `None` to make it a leaf.
     fn split(&mut self, prims: &mut [V::Prim], span: &Span<V>) -> Option<(Span<V>, Span<V>)> {
         let n = span.len();
-        if n <= 1 {
+        if n <= 1 || self.params.always_leaf(n) {
             return None;
         }
         if span.small {
@@ -566,32 +622,30 @@ impl<V: BuildVector> Splitter<V> {
         origin: V,
         scale: V,
     ) -> Option<Plane<V>> {
-        let empty = Bin { min: V::INFINITY, max: V::NEG_INFINITY };
         let last = (bins - 1) as f32;
-        for axis in 0..3 {
-            self.bins[axis][..bins].fill(empty);
-            self.counts[axis][..bins].fill(0.0);
+        for axis_bins in &mut self.bins {
+            axis_bins[..bins].fill(V::EMPTY_BIN);
         }
         for p in range.iter().step_by(step) {
-            let (min, max) = (V::prim_min(p), V::prim_max(p));
             let b = V::bins_of(V::prim_center2(p), origin, scale, last);
-            for ((bins, counts), &b) in self.bins.iter_mut().zip(&mut self.counts).zip(&b).take(V::DIM) {
-                let bin = &mut bins[b];
-                bin.min = bin.min.min(min);
-                bin.max = bin.max.max(max);
-                counts[b] += 1.0;
+            for (axis_bins, &b) in self.bins.iter_mut().zip(&b).take(V::DIM) {
+                V::bin_add(&mut axis_bins[b], p);
             }
         }
         // Sweep all axes at once (SIMD lanes = axes; a missing third axis has empty bins):
         // right to left for `A · N` of bins[i..], then left to right for the cost of each plane.
-        let (all_bins, counts) = (&self.bins, &self.counts);
-        let count_at = |i: usize| Vec3A::new(counts[0][i], counts[1][i], counts[2][i]);
+        let all_bins = &self.bins;
+        let count_at = |i: usize| Vec3A::from_array(std::array::from_fn(|a| V::bin_count(&all_bins[a][i])));
+        let grow = |lo: &mut [V; 3], hi: &mut [V; 3], i: usize| {
+            for a in 0..3 {
+                let (min, max) = V::bin_box(&all_bins[a][i]);
+                (lo[a], hi[a]) = (lo[a].min(min), hi[a].max(max));
+            }
+        };
         let mut right_cost = [Vec3A::ZERO; BIN_COUNT];
         let (mut lo, mut hi, mut count) = ([V::INFINITY; 3], [V::NEG_INFINITY; 3], Vec3A::ZERO);
         for i in (1..bins).rev() {
-            for a in 0..3 {
-                (lo[a], hi[a]) = (lo[a].min(all_bins[a][i].min), hi[a].max(all_bins[a][i].max));
-            }
+            grow(&mut lo, &mut hi, i);
             count += count_at(i);
             right_cost[i] = V::half_areas(lo, hi) * count;
         }
@@ -599,9 +653,7 @@ impl<V: BuildVector> Splitter<V> {
         let (mut best_cost, mut best_bin) = (Vec3A::INFINITY, Vec3A::ZERO);
         let (mut lo, mut hi, mut count) = ([V::INFINITY; 3], [V::NEG_INFINITY; 3], Vec3A::ZERO);
         for (i, &right) in right_cost.iter().enumerate().take(bins).skip(1) {
-            for a in 0..3 {
-                (lo[a], hi[a]) = (lo[a].min(all_bins[a][i - 1].min), hi[a].max(all_bins[a][i - 1].max));
-            }
+            grow(&mut lo, &mut hi, i - 1);
             count += count_at(i - 1);
             let cost = V::half_areas(lo, hi) * count + right;
             // A plane with every primitive on one side is no split.
@@ -617,7 +669,8 @@ impl<V: BuildVector> Splitter<V> {
         let union = |r: std::ops::Range<usize>| {
             all_bins[axis][r]
                 .iter()
-                .fold((V::INFINITY, V::NEG_INFINITY), |(lo, hi), b| (lo.min(b.min), hi.max(b.max)))
+                .map(V::bin_box)
+                .fold((V::INFINITY, V::NEG_INFINITY), |(lo, hi), (min, max)| (lo.min(min), hi.max(max)))
         };
         let (left_min, left_max) = union(0..bin);
         let (right_min, right_max) = union(bin..bins);
@@ -690,12 +743,20 @@ impl<V: BuildVector> Splitter<V> {
         let lowest = |axis: usize, set: u32| order[axis][local(set.trailing_zeros() as u8)];
         let highest = |axis: usize, set: u32| order[axis][local(31 - set.leading_zeros() as u8)];
         let mut leaf_order = [0u8; EXACT_MAX];
-        // Nodes of one or two records are decided on the spot; larger ones wait in `frames`.
+        // Nodes that are leaves whatever their split, and nodes of two records, are decided on the
+        // spot; larger ones wait in `frames`.
         let place =
             |frames: &mut Vec<SmallNode>, leaf_order: &mut [u8], boundary: &mut [u8], node: SmallNode| {
                 let pos = node.pos as usize;
-                let set = node.sorted[0];
+                let mut set = node.sorted[0];
                 match node.len {
+                    len if params.always_leaf(len as usize) => {
+                        for slot in &mut leaf_order[pos..pos + len as usize] {
+                            *slot = lowest(0, set);
+                            set &= set - 1;
+                        }
+                        boundary[pos + 1..pos + len as usize].fill(NO_SPLIT);
+                    }
                     1 => leaf_order[pos] = lowest(0, set),
                     2 => {
                         let (a, b) = (lowest(0, set), highest(0, set));
@@ -814,27 +875,15 @@ impl<V: BuildVector> Splitter<V> {
     }
 }
 
-/// Reorders `items` so that `items[k]` becomes the old `items[order[k]]`, in place: each cycle
-/// of the permutation is rotated through one temporary. `order` must be a permutation of
-/// `0..items.len()` (at most 32 items).
+/// Reorders `items` so that `items[k]` becomes the old `items[order[k]]`: the items are copied
+/// aside and gathered back, which for so few costs less than following the permutation's cycles
+/// (whose branches are unpredictable). `order` must be a permutation of `0..items.len()` (at most
+/// [`EXACT_MAX`] items).
 fn permute<T: Copy>(items: &mut [T], order: &[u8]) {
-    let mut done = 0u32;
-    for start in 0..items.len() {
-        if done >> start & 1 == 1 {
-            continue;
-        }
-        let first = items[start];
-        let mut k = start;
-        loop {
-            done |= 1 << k;
-            let from = order[k] as usize;
-            if from == start {
-                items[k] = first;
-                break;
-            }
-            items[k] = items[from];
-            k = from;
-        }
+    let Some(&last) = items.last() else { return };
+    let old: [T; EXACT_MAX] = std::array::from_fn(|i| items.get(i).copied().unwrap_or(last));
+    for (item, &from) in items.iter_mut().zip(order) {
+        *item = old[local(from)];
     }
 }
 
@@ -950,8 +999,11 @@ fn lomuto_partition<V: BuildVector, const BOXES: bool>(
 ) -> (usize, Span<V>, Span<V>) {
     let mut mid = 0;
     for i in 0..range.len() {
-        let goes_left = V::prim_center2(&range[i]).axis(axis) <= threshold;
-        range.swap(mid, i);
+        // Both records in registers, so the swap does not go through a temporary in memory.
+        let (p, q) = (range[i], range[mid]);
+        let goes_left = V::prim_center2(&p).axis(axis) <= threshold;
+        range[i] = q;
+        range[mid] = p;
         mid += usize::from(goes_left);
     }
     let mut left = Span::empty();
@@ -1021,17 +1073,18 @@ fn median_split<V: BuildVector>(prims: &mut [V::Prim], span: &Span<V>) -> (Span<
 
 /// Packs `(id, min, max)` boxes into build records and returns them with their span.
 fn pack_all<V: BuildVector>(boxes: impl Iterator<Item = (u32, V, V)>) -> (Vec<V::Prim>, Span<V>) {
-    let mut prims = Vec::with_capacity(boxes.size_hint().0);
     let mut span = Span::<V>::empty();
-    for (id, min, max) in boxes {
-        let p = V::pack(min, max, id);
-        span.min = span.min.min(min);
-        span.max = span.max.max(max);
-        let c = V::prim_center2(&p);
-        span.center_min = span.center_min.min(c);
-        span.center_max = span.center_max.max(c);
-        prims.push(p);
-    }
+    // `collect` over an iterator of known length writes the records without a capacity check per
+    // record, whose possible call into the allocator would keep the bounds out of registers.
+    let prims: Vec<V::Prim> = boxes
+        .map(|(id, min, max)| {
+            let p = V::pack(min, max, id);
+            span.min = span.min.min(min);
+            span.max = span.max.max(max);
+            span.grow::<false>(&p);
+            p
+        })
+        .collect();
     span.end = prims.len() as u32;
     (prims, span)
 }

@@ -306,6 +306,10 @@ impl Bvh3 {
                 let code = node.child[mask.trailing_zeros() as usize];
                 mask &= mask - 1;
                 if let Some(index) = inner_index(code) {
+                    // Start loading every pushed node now, so that the misses on siblings overlap.
+                    if let Some(node) = self.nodes.get(index) {
+                        prefetch(node);
+                    }
                     stack.push(index as u32);
                 } else if let Some(range) = leaf_range(code)
                     && !leaf(range)

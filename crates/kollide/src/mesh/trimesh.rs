@@ -371,7 +371,34 @@ struct Slot {
 
 /// The triangles `leaf_order` lists, in that order.
 fn slots_of(vertices: &[Vec3], triangles: &[[u32; 3]], leaf_order: &[u32]) -> Vec<Slot> {
-    leaf_order.iter().map(|&id| Slot { corners: corners_of(vertices, &triangles[id as usize]), id }).collect()
+    /// How many slots ahead the index triple is requested: leaf order jumps around the triangle
+    /// array, and the misses on it would otherwise come one after another (bunny build 1-3%
+    /// faster).
+    const AHEAD: usize = 16;
+    leaf_order
+        .iter()
+        .enumerate()
+        .map(|(k, &id)| {
+            if let Some(t) = leaf_order.get(k + AHEAD).and_then(|&ahead| triangles.get(ahead as usize)) {
+                prefetch(t);
+            }
+            Slot { corners: corners_of(vertices, &triangles[id as usize]), id }
+        })
+        .collect()
+}
+
+/// Asks the CPU to start loading the cache line that holds `item`; a hint only.
+#[inline(always)]
+fn prefetch<T>(item: &T) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        // SAFETY: prefetching has no effect on program state and SSE is part of the x86_64
+        // baseline; the address comes from a live reference.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>((item as *const T).cast::<i8>()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = item;
 }
 
 #[inline]
