@@ -949,3 +949,62 @@ impl<B: BroadBounds> BroadPhase<B> for DynamicTree<B> {
         self.collect(|b| b.ray_entry(ray, max_t).is_some(), out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bounds::Aabb3;
+    use crate::broad::BruteForce;
+    use glam::Vec3;
+    use kollide_testkit::random;
+    use rand::Rng;
+
+    /// A fifth of the objects drifting steadily one way each frame (as in `broad/drift100k`)
+    /// keep leaving their fattened
+    /// boxes, so the tree is reshaped every frame and the columns are dropped; in a dense scene
+    /// their queries through the tree are costly enough that the columns are rebuilt anyway.
+    /// Pairs and events equal brute force every frame, and that rebuild path is taken.
+    #[test]
+    fn steady_drift_frames_match_brute_force() {
+        let mut rng = random::rng(77);
+        let count = 3000u32;
+        let mut boxes: Vec<Aabb3> = (0..count)
+            .map(|_| {
+                let h = Vec3::new(
+                    rng.random_range(0.0..6.0),
+                    rng.random_range(0.0..6.0),
+                    rng.random_range(0.0..6.0),
+                );
+                Aabb3::from_center_half_extents(random::point3(&mut rng, 40.0), h)
+            })
+            .collect();
+        let velocity: Vec<Vec3> = (0..count).map(|_| random::point3(&mut rng, 1.5)).collect();
+        let mut tree = DynamicTree::<Aabb3>::new();
+        let mut reference = BruteForce::<Aabb3>::new();
+        for (id, b) in boxes.iter().enumerate() {
+            tree.insert(id as u32, *b).unwrap();
+            reference.insert(id as u32, *b).unwrap();
+        }
+        let (mut events, mut expected) = (PairEvents::default(), PairEvents::default());
+        let mut rebuilt_after_reshape = 0;
+        for frame in 0..30u32 {
+            for id in (0..count).filter(|&id| (id + frame) % 5 == 0) {
+                let b = &mut boxes[id as usize];
+                *b = Aabb3::new(b.min + velocity[id as usize], b.max + velocity[id as usize]);
+                tree.update(id, *b).unwrap();
+                reference.update(id, *b).unwrap();
+            }
+            let dropped_and_reshaped = tree.columns.is_none() && tree.reshaped;
+            tree.find_pairs(&mut events);
+            reference.find_pairs(&mut expected);
+            assert_eq!(events, expected, "frame {frame}");
+            if dropped_and_reshaped && tree.columns.is_some() {
+                rebuilt_after_reshape += 1;
+            }
+        }
+        assert!(
+            rebuilt_after_reshape >= 5,
+            "columns rebuilt after a reshape in only {rebuilt_after_reshape} frames"
+        );
+    }
+}
