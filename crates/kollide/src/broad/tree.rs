@@ -959,11 +959,11 @@ mod tests {
     use kollide_testkit::random;
     use rand::Rng;
 
-    /// A fifth of the objects drifting steadily one way each frame (as in `broad/drift100k`)
-    /// keep leaving their fattened
-    /// boxes, so the tree is reshaped every frame and the columns are dropped; in a dense scene
-    /// their queries through the tree are costly enough that the columns are rebuilt anyway.
-    /// Pairs and events equal brute force every frame, and that rebuild path is taken.
+    /// A fifth of the objects drift steadily one way each frame (as in `broad/drift100k`) and keep
+    /// leaving their fattened boxes, so the tree is reshaped every frame and the columns are
+    /// dropped; in a dense scene their queries through the tree are costly enough that the columns
+    /// are rebuilt anyway. Pairs and events equal brute force every frame, and that rebuild path
+    /// is taken.
     #[test]
     fn steady_drift_frames_match_brute_force() {
         let mut rng = random::rng(77);
