@@ -77,8 +77,8 @@ struct Proxy<B> {
 ///   many at once, or into an empty tree, rebuild the whole tree top down (binned surface area
 ///   heuristic) instead, and only when the tree is next needed.
 /// - [`BroadPhase::find_pairs`] is incremental: only objects edited since the last call are
-///   queried, and their answers compared with the previous pairs that touch them (picked from
-///   `events.pairs` in one pass). When more than a quarter of the objects were edited, or `events`
+///   queried, and their answers merged with the previous pairs in one pass that also gives the
+///   began and ended pairs. When more than a quarter of the objects were edited, or `events`
 ///   is not the value passed to the previous call, it finds all pairs in one batch instead (box
 ///   pruning in grid columns, as [`super::SweepAndPrune`] does).
 /// - Next to the tree, the objects are kept in grid columns (as after a batch pair finding), a
@@ -87,7 +87,9 @@ struct Proxy<B> {
 ///   the others, and new objects, are tested one by one until there are too many of them (16
 ///   plus 1/1024 of the objects), when the columns are dropped and the tree answers. They are built
 ///   again, with the fattened boxes of the tree, by the next pair finding after which the tree
-///   kept its shape (no insertion, removal or move out of a fattened box).
+///   kept its shape (no insertion, removal or move out of a fattened box), or sooner when the
+///   moved objects' queries through the tree would cost more than the rebuild (objects drifting
+///   steadily one way in a dense scene).
 /// - Each node stores the boxes of its two children, so a traversal step tests both without
 ///   loading them; a leaf child's box is its tight box, so leaves are tested exactly.
 ///
