@@ -68,7 +68,8 @@ struct Proxy<B> {
 ///   nodes on the way up where a swap of a child and a grandchild lowers the area (Kopta et al.
 ///   2012).
 /// - When an object's box leaves its fattened box, the fattened box grows to enclose also the box
-///   grown by the margin. While it stays near the fattened box the leaf was inserted with (within
+///   grown by the margin and stretched twice its last move further along it (Box2D's
+///   displacement prediction: an object moving steadily stays inside for a few moves). While it stays near the fattened box the leaf was inserted with (within
 ///   the latter's largest extent of it), the leaf keeps its place and the enclosures above it are
 ///   refitted, several times cheaper than a new insertion, and an object that moves back and forth
 ///   soon stops leaving its fattened box; otherwise the leaf is taken out and inserted again with
@@ -752,6 +753,27 @@ fn split<B: BroadBounds>(items: &mut [(B, u32)]) -> usize {
     i
 }
 
+/// How many moves ahead a fattened box reaches along an object's last move.
+const PREDICTED_MOVES: f32 = 2.0;
+
+/// The fattened box of an object that moved from `previous` to `bounds`: grown by `margin` on
+/// every side and stretched [`PREDICTED_MOVES`] times the move further along it on each axis, so
+/// that an object moving steadily stays inside for a few moves (Box2D's displacement prediction).
+fn predicted<B: BroadBounds>(bounds: &B, previous: &B, margin: f32) -> B {
+    let (lo, hi) = bounds.corners();
+    let (plo, phi) = previous.corners();
+    let mut fat_lo = [0.0; 3];
+    let mut fat_hi = [0.0; 3];
+    for axis in 0..B::DIM {
+        let step = PREDICTED_MOVES * 0.5 * ((lo[axis] + hi[axis]) - (plo[axis] + phi[axis]));
+        // A NaN or infinite step (from a previous box far away) stretches nothing.
+        let step = if step.is_finite() { step } else { 0.0 };
+        fat_lo[axis] = lo[axis] - margin + step.min(0.0);
+        fat_hi[axis] = hi[axis] + margin + step.max(0.0);
+    }
+    B::from_lo_hi(fat_lo, fat_hi)
+}
+
 /// 1/16 of the mean largest extent of the boxes.
 fn automatic_margin<B: BroadBounds>(boxes: &[B]) -> f32 {
     let sum: f64 = boxes
@@ -840,7 +862,7 @@ impl<B: BroadBounds> BroadPhase<B> for DynamicTree<B> {
                 self.loosen(id);
             }
         }
-        self.slots.boxes[slot] = bounds;
+        let previous = std::mem::replace(&mut self.slots.boxes[slot], bounds);
         let Proxy { fat, parent, lane, placed, .. } = self.slots.extra[slot];
         self.list_moved(id);
         if placed {
@@ -849,7 +871,7 @@ impl<B: BroadBounds> BroadPhase<B> for DynamicTree<B> {
             }
             if !fat.contains(&bounds) {
                 self.reshaped = true;
-                let new_fat = bounds.expanded(self.margin.unwrap_or(0.0));
+                let new_fat = predicted(&bounds, &previous, self.margin.unwrap_or(0.0));
                 self.replace_leaf(id, new_fat);
             }
         }
@@ -955,11 +977,28 @@ impl<B: BroadBounds> BroadPhase<B> for DynamicTree<B> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bounds::Aabb3;
+    use crate::bounds::{Aabb2, Aabb3};
     use crate::broad::BruteForce;
-    use glam::Vec3;
+    use glam::{Vec2, Vec3};
     use kollide_testkit::random;
     use rand::Rng;
+
+    #[test]
+    fn predicted_boxes_stretch_along_the_move() {
+        let previous = Aabb3::new(Vec3::ZERO, Vec3::ONE);
+        let moved = Aabb3::new(Vec3::new(1.0, -0.5, 0.0), Vec3::new(2.0, 0.5, 1.0));
+        let fat = predicted(&moved, &previous, 0.25);
+        assert_eq!(fat, Aabb3::new(Vec3::new(0.75, -1.75, -0.25), Vec3::new(4.25, 0.75, 1.25)));
+        // A step that overflows stretches nothing: the margin alone.
+        let far = Aabb3::new(Vec3::splat(-f32::MAX), Vec3::splat(-f32::MAX));
+        assert_eq!(predicted(&moved, &far, 0.25), moved.expanded(0.25));
+        let fat2 = predicted(
+            &Aabb2::new(Vec2::new(1.0, 0.0), Vec2::new(2.0, 1.0)),
+            &Aabb2::new(Vec2::ZERO, Vec2::ONE),
+            0.0,
+        );
+        assert_eq!(fat2, Aabb2::new(Vec2::new(1.0, 0.0), Vec2::new(4.0, 1.0)));
+    }
 
     /// A fifth of the objects drift steadily one way each frame (as in `broad/drift100k`) and keep
     /// leaving their fattened boxes, so the tree is reshaped every frame and the columns are
