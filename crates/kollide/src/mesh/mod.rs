@@ -3,7 +3,7 @@
 mod instance;
 #[cfg(feature = "io")]
 pub mod io;
-mod mesh_mesh;
+pub mod mesh_mesh;
 mod query;
 mod sphere_set;
 mod topology;

@@ -1,7 +1,7 @@
 //! 2D twins of the primitive tests: point in polygon, segments, circles, rays.
 
 mod overlap;
-mod polygon;
+pub mod polygon;
 mod ray;
 
 pub use overlap::*;
