@@ -441,24 +441,17 @@ fn clipped_points(
     out: &mut ContactManifold,
 ) -> bool {
     // Box faces and triangles against each other need small buffers, cheaper to set up than full
-    // ones (box–triangle manifolds 130 -> 126 ns).
-    if incident.len + reference.len <= SMALL_CLIP {
-        clipped_points_in::<SMALL_CLIP>(reference, incident, reference_is_a, prediction, out)
+    // ones (box–triangle manifolds 130 -> 126 ns); only the buffer used is initialised.
+    let (mut small, mut full);
+    let clipped: &[ClipPoint] = if incident.len + reference.len <= SMALL_CLIP {
+        small = [ClipPoint::default(); SMALL_CLIP];
+        let k = clip(reference, incident, &mut small);
+        &small[..k]
     } else {
-        clipped_points_in::<MAX_CLIP>(reference, incident, reference_is_a, prediction, out)
-    }
-}
-
-/// [`clipped_points`] with clip buffers of `N` points.
-fn clipped_points_in<const N: usize>(
-    reference: &Feature,
-    incident: &Feature,
-    reference_is_a: bool,
-    prediction: f32,
-    out: &mut ContactManifold,
-) -> bool {
-    let mut clipped = [ClipPoint::default(); N];
-    let k = clip(reference, incident, &mut clipped);
+        full = [ClipPoint::default(); MAX_CLIP];
+        let k = clip(reference, incident, &mut full);
+        &full[..k]
+    };
     let nr = reference.normal;
     let point = |q: &ClipPoint| {
         let s = (q.p - reference.pts[0]).dot(nr);
@@ -468,19 +461,19 @@ fn clipped_points_in<const N: usize>(
         ManifoldPoint { point_a: pa.into(), point_b: pb.into(), separation: s, id }
     };
     let kept = |q: &&ClipPoint| (q.p - reference.pts[0]).dot(nr) <= prediction;
-    let count = clipped[..k].iter().filter(kept).count();
+    let count = clipped.iter().filter(kept).count();
     if count == 0 {
         return false;
     }
     out.normal = (if reference_is_a { nr } else { -nr }).into();
     if count <= 4 {
-        for (slot, q) in out.points.iter_mut().zip(clipped[..k].iter().filter(kept)) {
+        for (slot, q) in out.points.iter_mut().zip(clipped.iter().filter(kept)) {
             *slot = point(q);
         }
         out.len = count;
     } else {
         let mut candidates = [ManifoldPoint::default(); MAX_CLIP];
-        for (slot, q) in candidates.iter_mut().zip(clipped[..k].iter().filter(kept)) {
+        for (slot, q) in candidates.iter_mut().zip(clipped.iter().filter(kept)) {
             *slot = point(q);
         }
         reduce(&candidates[..count], out);
