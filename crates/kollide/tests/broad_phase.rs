@@ -383,6 +383,32 @@ fn dense_scenes_with_many_pairs_match_the_model() {
 /// some frames insert or remove objects, so a structure that keeps a compact copy of the scene
 /// moves objects in place, sets some apart, drops the copy and builds it again. Pairs, events and
 /// queries are compared with brute force every frame.
+/// The end of a frame of [`run_frames`] and [`run_fast_frames`]: three random box and ray queries,
+/// then the pairs and events, each compared with brute force.
+fn check_frame<B: TestBounds + 'static>(
+    phase: &mut dyn BroadPhase<B>,
+    reference: &mut BruteForce<B>,
+    generator: &Generator,
+    rng: &mut TestRng,
+    [events, expected]: [&mut PairEvents; 2],
+    ctx: &str,
+) {
+    let (mut out, mut expected_out) = (Vec::new(), Vec::new());
+    for _ in 0..3 {
+        let q = generator.random_box::<B>(rng);
+        phase.query_box(&q, &mut out);
+        reference.query_box(&q, &mut expected_out);
+        assert_eq!(out, expected_out, "{ctx}: query_box");
+        let ray = B::random_ray(rng);
+        phase.query_ray(&ray, 200.0, &mut out);
+        reference.query_ray(&ray, 200.0, &mut expected_out);
+        assert_eq!(out, expected_out, "{ctx}: query_ray");
+    }
+    phase.find_pairs(events);
+    reference.find_pairs(expected);
+    assert_eq!(events, expected, "{ctx}: pairs and events");
+}
+
 fn run_frames<B: TestBounds + 'static>(seed: u64) {
     let mut rng = rng(seed);
     let generator = Generator::new(&mut rng, Scene::Uniform);
@@ -402,7 +428,6 @@ fn run_frames<B: TestBounds + 'static>(seed: u64) {
             next_id += 1;
         }
         let (mut events, mut expected) = (PairEvents::default(), PairEvents::default());
-        let (mut out, mut expected_out) = (Vec::new(), Vec::new());
         for frame in 0..60 {
             let ctx = format!("{name} seed {seed} frame {frame}");
             let ids: Vec<u32> = (0..next_id).filter(|&id| reference.bounds(id).is_some()).collect();
@@ -431,19 +456,14 @@ fn run_frames<B: TestBounds + 'static>(seed: u64) {
                 phase.remove(id).unwrap();
                 reference.remove(id).unwrap();
             }
-            for _ in 0..3 {
-                let q = generator.random_box::<B>(&mut rng);
-                phase.query_box(&q, &mut out);
-                reference.query_box(&q, &mut expected_out);
-                assert_eq!(out, expected_out, "{ctx}: query_box");
-                let ray = B::random_ray(&mut rng);
-                phase.query_ray(&ray, 200.0, &mut out);
-                reference.query_ray(&ray, 200.0, &mut expected_out);
-                assert_eq!(out, expected_out, "{ctx}: query_ray");
-            }
-            phase.find_pairs(&mut events);
-            reference.find_pairs(&mut expected);
-            assert_eq!(events, expected, "{ctx}: pairs and events");
+            check_frame(
+                phase.as_mut(),
+                &mut reference,
+                &generator,
+                &mut rng,
+                [&mut events, &mut expected],
+                &ctx,
+            );
         }
     }
 }
@@ -486,7 +506,6 @@ fn run_fast_frames<B: TestBounds + 'static>(seed: u64) {
             shifts.push([(); 3].map(|_| rng.random_range(-4.0..4.0f32)));
         }
         let (mut events, mut expected) = (PairEvents::default(), PairEvents::default());
-        let (mut out, mut expected_out) = (Vec::new(), Vec::new());
         for frame in 0..40u32 {
             let ctx = format!("{name} seed {seed} frame {frame}");
             for id in (0..count).filter(|&id| (id + frame) % 5 == 0) {
@@ -502,19 +521,14 @@ fn run_fast_frames<B: TestBounds + 'static>(seed: u64) {
                 phase.update(id, b).unwrap();
                 reference.update(id, b).unwrap();
             }
-            for _ in 0..3 {
-                let q = generator.random_box::<B>(&mut rng);
-                phase.query_box(&q, &mut out);
-                reference.query_box(&q, &mut expected_out);
-                assert_eq!(out, expected_out, "{ctx}: query_box");
-                let ray = B::random_ray(&mut rng);
-                phase.query_ray(&ray, 200.0, &mut out);
-                reference.query_ray(&ray, 200.0, &mut expected_out);
-                assert_eq!(out, expected_out, "{ctx}: query_ray");
-            }
-            phase.find_pairs(&mut events);
-            reference.find_pairs(&mut expected);
-            assert_eq!(events, expected, "{ctx}: pairs and events");
+            check_frame(
+                phase.as_mut(),
+                &mut reference,
+                &generator,
+                &mut rng,
+                [&mut events, &mut expected],
+                &ctx,
+            );
         }
     }
 }
