@@ -30,7 +30,7 @@
 
 use crate::bounds::{Aabb3, Obb3, Sphere};
 use crate::math::{Mat3A, Ray3, Vec3, Vec3A};
-use glam::Vec3Swizzles;
+use glam::{DVec3, Vec3Swizzles};
 
 use super::Plane3;
 
@@ -351,21 +351,39 @@ impl TriangleHit {
     /// The unit geometric normal of `tri` facing against the ray: `(b − a) × (c − a)` normalized,
     /// negated when the ray hit the back side.
     ///
-    /// Pass the triangle this hit came from. Every component of the cross product is evaluated with
-    /// Shewchuk's exact orientation predicate (`robust` crate), so the result is unit length for any
-    /// triangle [`ray_triangle`] can hit, however thin; for exactly collinear vertices (never hit) it
-    /// is `Vec3::ZERO`.
+    /// Pass the triangle this hit came from. The result is unit length and its direction accurate
+    /// to `f32` rounding for any triangle [`ray_triangle`] can hit, however thin; for exactly
+    /// collinear vertices (never hit) it is `Vec3::ZERO`.
     pub fn normal(&self, tri: &[Vec3; 3]) -> Vec3 {
-        let n = exact_cross(tri);
-        let scale = n[0].abs().max(n[1].abs()).max(n[2].abs());
-        if !(scale > 0.0) {
+        let n = cross_f64(tri);
+        let len2 = n.length_squared();
+        if !(len2 > 0.0) {
             return Vec3::ZERO;
         }
-        let (x, y, z) = (n[0] / scale, n[1] / scale, n[2] / scale);
-        let inv_len = (x * x + y * y + z * z).sqrt().recip();
-        let sign = if self.front { inv_len } else { -inv_len };
-        Vec3::new((x * sign) as f32, (y * sign) as f32, (z * sign) as f32)
+        let scale = len2.sqrt().recip();
+        (n * if self.front { scale } else { -scale }).as_vec3()
     }
+}
+
+/// `(b − a) × (c − a)` in `f64`, with every component's direction error far below `f32`
+/// rounding; exactly zero only for exactly collinear vertices.
+///
+/// From `f32` inputs each edge component has relative error at most `u = 2⁻⁵³` (it is exact
+/// unless the two coordinates' exponents differ by more than 29) and each product adds one more
+/// rounding, so component `i = p_i − q_i` of the computed cross product is within
+/// `3u (|p_i| + |q_i|) + u |n_i|` of the exact one. Its norm is thus off by less than
+/// `4√3 u · max_i(|p_i| + |q_i|)`; when that is below `2⁻²⁶ |n|` the direction is right to a
+/// quarter of an `f32` ulp. Otherwise (slivers thinner than about 1e-7 rad) the components come
+/// from Shewchuk's exact orientation predicates. No `f32` input overflows or underflows here.
+#[inline]
+fn cross_f64(tri: &[Vec3; 3]) -> DVec3 {
+    let [a, b, c] = tri.map(|p| p.as_dvec3());
+    let (e1, e2) = (b - a, c - a);
+    let p = e1.yzx() * e2.zxy();
+    let q = e1.zxy() * e2.yzx();
+    let n = p - q;
+    let bound = (p.abs() + q.abs()).max_element() * (4.0 * 3f64.sqrt() * f64::EPSILON / 2.0);
+    if n.length_squared() > (bound * bound) * (1u64 << 52) as f64 { n } else { DVec3::from(exact_cross(tri)) }
 }
 
 /// The orientation predicate of three points projected on a coordinate plane.
@@ -817,6 +835,40 @@ mod tests {
         assert_eq!(ray_capsule(&r, 10.0, a, b, -1.0), None);
         assert_eq!(ray_capsule(&r, 10.0, a, b, f32::NAN), None);
         assert_eq!(ray_capsule(&r, 10.0, a, Vec3::NAN, 1.0), None);
+    }
+
+    /// Slivers down to exactly collinear: the filtered `f64` cross product points where the exact
+    /// one does. The cases where one corner is tiny and the other two lie on a line through the
+    /// origin round the `f64` edges onto that line, so they fail if the filter lets every triangle
+    /// through.
+    #[test]
+    fn sliver_normals_follow_the_exact_cross_product() {
+        use kollide_testkit::random::{point3, rng, unit3};
+        let mut rng = rng(17);
+        let mut exact_path = 0;
+        for i in 0..20_000 {
+            let tri = if i % 2 == 0 {
+                // c on the line through a and b, moved off it by 10^-(i % 12) in a random direction.
+                let (a, b) = (point3(&mut rng, 100.0), point3(&mut rng, 100.0));
+                let s: f32 = rand::Rng::random_range(&mut rng, -2.0..2.0);
+                let off = if i % 13 == 0 { Vec3::ZERO } else { unit3(&mut rng) * 10f32.powi(-(i % 12)) };
+                [a, b, a + s * (b - a) + off]
+            } else {
+                let tiny = point3(&mut rng, 1.0) * 10f32.powi(-(i % 30));
+                let b = point3(&mut rng, 100.0).round();
+                [tiny, b, 2.0 * b]
+            };
+            let exact = DVec3::from(exact_cross(&tri));
+            let fast = cross_f64(&tri);
+            if exact == DVec3::ZERO {
+                assert_eq!(fast, DVec3::ZERO, "{tri:?}");
+                continue;
+            }
+            exact_path += usize::from(fast == exact);
+            let angle = fast.normalize().cross(exact.normalize()).length();
+            assert!(angle < 1e-6 && fast.dot(exact) > 0.0, "{tri:?}: {fast} vs exact {exact}");
+        }
+        assert!(exact_path > 100, "the exact path ran {exact_path} times");
     }
 
     #[test]
