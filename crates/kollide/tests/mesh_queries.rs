@@ -76,6 +76,7 @@ fn ray_queries_equal_brute_force() {
                 (got, expected) => panic!("{name}: {got:?} vs brute force {expected:?} for {ray:?}"),
             }
             assert_eq!(mesh.intersects_ray(&ray, max_t), expected.is_some(), "{name}: any hit");
+            assert_eq!(mesh.cast_ray_t(&ray, max_t), expected.map(|(t, _)| t), "{name}: closest t only");
             all.clear();
             mesh.cast_ray_all(&ray, max_t, &mut all);
             assert!(all.windows(2).all(|w| w[0].t <= w[1].t), "{name}: all hits sorted");
@@ -284,7 +285,9 @@ fn instances_equal_baked_copies_under_random_affine_maps() {
                 // one side is allowed only at a triangle's rim, where rounding decides.
                 let (ray, max_t) = random_ray(&mut rng, &bounds);
                 rays += 1;
-                match (instance.cast_ray(&ray, max_t), bake.cast_ray(&ray, max_t)) {
+                let hit = instance.cast_ray(&ray, max_t);
+                assert_eq!(instance.cast_ray_t(&ray, max_t), hit.map(|h| h.t), "{name}: instance t only");
+                match (hit, bake.cast_ray(&ray, max_t)) {
                     (Some(x), Some(y)) => {
                         if (x.t - y.t).abs() > 1e-3 * (1.0 + y.t.abs()) {
                             ray_mismatch += 1;

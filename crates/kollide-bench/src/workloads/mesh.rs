@@ -53,6 +53,7 @@ pub fn workloads() -> Vec<Workload> {
         query("ray/bunny75k/closest", "ns/ray", false, |n, seed| ray_closest(bunny(), n, seed)),
         query("ray/torus1m/closest", "ns/ray", false, |n, seed| ray_closest(Some(torus1m()), n, seed)),
         query("ray/dragon871k/closest", "ns/ray", false, |n, seed| ray_closest(dragon(), n, seed)),
+        query("ray/bunny75k/closest-t", "ns/ray", false, |n, seed| ray_closest_t(bunny(), n, seed)),
         query("ray/bunny75k/any", "ns/ray", false, |n, seed| ray_any(bunny(), n, seed)),
         query("sphere/bunny75k/overlap", "ns/test", true, |n, seed| sphere_overlap(bunny(), n, seed)),
         query("point/bunny75k/closest", "ns/query", false, |n, seed| point_closest(bunny(), n, seed)),
@@ -145,6 +146,8 @@ fn to_parry_ray(r: &Ray3) -> Ray {
     Ray::new(r.origin, r.dir)
 }
 
+/// The closest hit as each library reports it in full: kollide's `cast_ray` (t, point, normal,
+/// triangle, barycentrics) against parry's `cast_local_ray_and_get_normal` (t, normal, feature).
 fn ray_closest(data: Option<MeshData>, n: usize, seed: u64) -> Option<Box<dyn Prepared>> {
     let (ours, theirs) = both(data?);
     let rays = random_rays(&mut random::rng(seed), &ours.bounds(), n);
@@ -153,6 +156,19 @@ fn ray_closest(data: Option<MeshData>, n: usize, seed: u64) -> Option<Box<dyn Pr
         rays,
         peer_rays,
         move |r: &Ray3| ours.cast_ray(r, f32::MAX).map(|h| h.t),
+        move |r: &Ray| theirs.cast_local_ray_and_get_normal(r, f32::MAX, false).map(|h| h.time_of_impact),
+    )))
+}
+
+/// The closest hit's `t` alone: kollide's `cast_ray_t` against parry's `cast_local_ray`.
+fn ray_closest_t(data: Option<MeshData>, n: usize, seed: u64) -> Option<Box<dyn Prepared>> {
+    let (ours, theirs) = both(data?);
+    let rays = random_rays(&mut random::rng(seed), &ours.bounds(), n);
+    let peer_rays = rays.iter().map(to_parry_ray).collect();
+    Some(Box::new(Batch::new(
+        rays,
+        peer_rays,
+        move |r: &Ray3| ours.cast_ray_t(r, f32::MAX),
         move |r: &Ray| theirs.cast_local_ray(r, f32::MAX, false),
     )))
 }

@@ -114,6 +114,12 @@ impl MeshInstance {
         self.mesh.cast_ray(&self.local_ray(ray), max_t).map(|hit| self.world_hit(ray, hit))
     }
 
+    /// The parameter `t` of the closest hit within `[0, max_t]`; see [`TriMesh::cast_ray_t`]. The
+    /// placement maps the whole ray, so `t` is the same in world and mesh space.
+    pub fn cast_ray_t(&self, ray: &Ray3, max_t: f32) -> Option<f32> {
+        self.mesh.cast_ray_t(&self.local_ray(ray), max_t)
+    }
+
     /// True if the ray hits the mesh within `[0, max_t]`.
     pub fn intersects_ray(&self, ray: &Ray3, max_t: f32) -> bool {
         self.mesh.intersects_ray(&self.local_ray(ray), max_t)

@@ -65,6 +65,13 @@ impl TriMesh {
         Some(self.ray_hit(ray, k, hit))
     }
 
+    /// The parameter `t` of the closest hit within `[0, max_t]`, or `None`: [`TriMesh::cast_ray`]
+    /// without the rest of the hit record (point, normal, triangle, barycentrics), for callers
+    /// that only need how far the ray gets.
+    pub fn cast_ray_t(&self, ray: &Ray3, max_t: f32) -> Option<f32> {
+        self.closest_ray_slot(ray, max_t).map(|(_, hit)| hit.t)
+    }
+
     /// The closest hit within `[0, max_t]` and the leaf slot of its triangle: front-to-back
     /// traversal, each leaf's triangles tested in order with the limit lowered by every hit.
     fn closest_ray_slot(&self, ray: &Ray3, max_t: f32) -> Option<(u32, TriangleHit)> {
