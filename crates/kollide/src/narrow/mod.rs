@@ -234,6 +234,22 @@ fn is_rigid(m: &Mat3A) -> bool {
     (diag - Vec3A::ONE).abs().cmple(t).all() & off.abs().cmple(t).all()
 }
 
+/// Whether both linear parts are orthonormal: the screen of the inlined two-ball paths. The sum
+/// over both maps of `|M Mᵀ - I|`, entry by entry, is at most `1e-5` (stricter than [`is_rigid`]
+/// for each), so both balls keep their radii (`s = 1`, as in [`setup`]) and the answer waits on
+/// no square root of a scale. Maps that fail go the general way ([`is_similarity`]).
+#[inline(always)]
+fn both_rigid(a: &Mat3A, b: &Mat3A) -> bool {
+    let error = |m: &Mat3A| {
+        let (x, y, z) = (m.x_axis, m.y_axis, m.z_axis);
+        let diag = x * x + y * y + z * z;
+        let off = x * x.yzx() + y * y.yzx() + z * z.yzx();
+        (diag - Vec3A::ONE).abs() + off.abs()
+    };
+    // NaN fails the comparison.
+    (error(a) + error(b)).cmple(Vec3A::splat(1e-5)).all()
+}
+
 fn finite(map: &Affine3A) -> bool {
     map.matrix3.is_finite() && map.translation.is_finite()
 }
@@ -287,6 +303,20 @@ fn setup<'a>(
 #[inline(always)]
 fn length_ok(x: f32) -> bool {
     (x.to_bits() < 0x7f80_0000) | (x.to_bits() == 0x8000_0000)
+}
+
+/// The radii of two balls under rigid maps: the screen of the inlined two-ball paths, `None`
+/// (the pair goes the general way, which handles every other case) unless both shapes are balls
+/// with finite non-negative radii (`-0` goes the general way), both maps pass [`both_rigid`] and
+/// the squared distance of their centres is finite (a NaN or infinite translation makes it NaN or
+/// infinite; a finite pair whose squared distance overflows goes the general way too).
+#[inline(always)]
+fn rigid_balls(a: &ConvexShape, a_map: &Affine3A, b: &ConvexShape, b_map: &Affine3A) -> Option<(f32, f32)> {
+    let (ConvexShape::Ball(x), ConvexShape::Ball(y)) = (a, b) else { return None };
+    let ok = x.radius.to_bits().max(y.radius.to_bits()) < f32::INFINITY.to_bits()
+        && both_rigid(&a_map.matrix3, &b_map.matrix3)
+        && (b_map.translation - a_map.translation).length_squared() < f32::INFINITY;
+    ok.then_some((x.radius, y.radius))
 }
 
 /// A ball or a capsule under a similarity map, as a world-space segment (a point for a ball)
@@ -480,6 +510,11 @@ pub fn contact(
         return Err(NarrowError::NonFinite);
     }
     let prediction = prediction.max(0.0);
+    if let Some((ra, rb)) = rigid_balls(a, a_map, b, b_map) {
+        return Ok(
+            sat::spheres(a_map.translation, ra, b_map.translation, rb, prediction).map(FrameContact::world)
+        );
+    }
     if let Some((c, _)) = quick_contact(a, a_map, b, b_map, prediction) {
         return Ok(c.map(FrameContact::world));
     }
@@ -527,18 +562,16 @@ pub fn distance(
     b_map: &Affine3A,
     cache: &mut GjkCache,
 ) -> Result<f32, NarrowError> {
-    // Two balls inline in the caller; everything else (capsules included) out of line.
-    if let (ConvexShape::Ball(x), ConvexShape::Ball(y)) = (a, b)
-        && length_ok(x.radius) & length_ok(y.radius)
-        && let (Some(sa), Some(sb)) = (is_similarity(a_map), is_similarity(b_map))
-    {
+    // Two balls under rigid maps inline in the caller; everything else (capsules included) out of
+    // line.
+    if let Some((ra, rb)) = rigid_balls(a, a_map, b, b_map) {
         let d = (b_map.translation - a_map.translation).length();
-        return Ok((d - x.radius * sa - y.radius * sb).max(0.0));
+        return Ok((d - ra - rb).max(0.0));
     }
     distance_general(a, a_map, b, b_map, cache)
 }
 
-/// [`distance`] past its inlined case (two balls), out of line.
+/// [`distance`] past its inlined case (two balls under rigid maps), out of line.
 #[inline(never)]
 fn distance_general(
     a: &ConvexShape,
@@ -622,16 +655,13 @@ pub fn contact_manifold(
     cache: &mut GjkCache,
     out: &mut ContactManifold,
 ) -> Result<(), NarrowError> {
-    // Two balls (the one-point closed form) inline in the caller; everything else out of line.
-    if let (ConvexShape::Ball(x), ConvexShape::Ball(y)) = (a, b)
-        && prediction >= 0.0
-        && length_ok(x.radius) & length_ok(y.radius)
-        && let (Some(sa), Some(sb)) = (is_similarity(a_map), is_similarity(b_map))
+    // Two balls under rigid maps (the one-point closed form) inline in the caller; everything else
+    // out of line.
+    if prediction >= 0.0
+        && let Some((ra, rb)) = rigid_balls(a, a_map, b, b_map)
     {
         out.clear();
-        if let Some(c) =
-            sat::spheres(a_map.translation, x.radius * sa, b_map.translation, y.radius * sb, prediction)
-        {
+        if let Some(c) = sat::spheres(a_map.translation, ra, b_map.translation, rb, prediction) {
             out.push(c.point_a, c.point_b, c.separation, 0);
             out.normal = c.normal.into();
         }
@@ -640,7 +670,7 @@ pub fn contact_manifold(
     contact_manifold_rest(a, a_map, b, b_map, prediction, cache, out)
 }
 
-/// [`contact_manifold`] past its inlined case (two balls).
+/// [`contact_manifold`] past its inlined case (two balls under rigid maps).
 #[inline(never)]
 fn contact_manifold_rest(
     a: &ConvexShape,
