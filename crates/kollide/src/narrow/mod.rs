@@ -182,7 +182,7 @@ impl<S: SupportMap> SupportMap for Typed<'_, S> {
     #[inline(always)]
     fn support(&self, dir: Vec3A) -> Vec3A {
         match self.side.matrix {
-            Some((m, mt)) => m * self.shape.support(mt * dir) + self.side.translation,
+            Some((m, mt)) => self.shape.support_under(&m, &mt, dir) + self.side.translation,
             None => self.shape.support(dir) + self.side.translation,
         }
     }
