@@ -232,6 +232,38 @@ fn fast_paths_equal_gjk_epa_on_ten_thousand_pairs_each() {
     }
 }
 
+#[test]
+fn distance_equals_gjk_epa_for_every_pair_of_kinds_deep_or_apart() {
+    // `distance` proves deep overlaps of shapes around their origins by a containment test of one
+    // shape's origin in the other (triangles and hulls need not contain theirs), and runs GJK
+    // otherwise: both against GJK/EPA's separation, under rigid, similar and sheared maps.
+    let mut rng = rng(13);
+    let (mut zero, mut apart) = (0, 0);
+    for ka in ShapeKind::ALL {
+        for kb in ShapeKind::ALL {
+            for case in 0..70 {
+                let a = random_shape(&mut rng, ka);
+                let b = random_shape(&mut rng, kb);
+                let (am, bm) = (general(&mut rng, 0.3), general(&mut rng, 1.5));
+                let (am, bm) = if case % 2 == 0 { (am, bm) } else { (bm, am) };
+                let d = distance(&a, &am, &b, &bm, &mut GjkCache::default()).unwrap();
+                let c = gjk_sep(&a, &am, &b, &bm).unwrap();
+                let similar = is_similarity(&am).is_some() && is_similarity(&bm).is_some();
+                let scale = 1.0 + am.translation.abs().max(bm.translation.abs()).max_element();
+                let tol = if similar { 2e-4 } else { 3e-3 } * scale;
+                assert!(
+                    (d - c.separation.max(0.0)).abs() <= tol,
+                    "{ka:?}-{kb:?} case {case}: distance {d} vs GJK/EPA {}",
+                    c.separation
+                );
+                zero += usize::from(d == 0.0);
+                apart += usize::from(d > 0.05);
+            }
+        }
+    }
+    assert!(zero > 3000 && apart > 3000, "{zero} overlapping, {apart} apart");
+}
+
 /// A map for the two-ball paths: rigid, rigid times a uniform scale within about the rigidity
 /// screen's tolerance of 1 (either side of it), a similarity, or anisotropic with shear.
 fn ball_map(rng: &mut TestRng) -> Affine3A {

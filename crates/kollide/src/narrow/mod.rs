@@ -9,7 +9,8 @@
 //! Algorithms: GJK (van den Bergen) for distances, with a caller-owned [`GjkCache`]; EPA for
 //! penetration; closed forms for balls and capsules in any combination, and separating-axis tests
 //! for box–box and box–triangle, when the placements are similarities (for distances, the
-//! separating axes prove overlap outright or give GJK its first direction); polygon clipping for
+//! separating axes prove overlap outright or give GJK its first direction; for the other shapes
+//! around their origins, one's origin inside the other proves a deep overlap); polygon clipping for
 //! manifolds ([`ContactManifold`]). Shapes with a margin (balls, capsules, rounded shapes) run GJK
 //! on their cores and add the margins when their placement is a similarity (a scaled ball is still
 //! a ball); under other maps the whole shape goes through GJK/EPA. GJK and EPA are compiled per
@@ -599,6 +600,45 @@ fn distance_closed_form(a: &ConvexShape, a_map: &Affine3A, b: &ConvexShape, b_ma
     Some(c.map_or(0.0, |c| c.separation.max(0.0)))
 }
 
+/// Whether one shape's local origin lies in the other, for shapes that contain their local origin
+/// by construction (all kinds but triangles and hulls, rounded or not): a point of both, so the
+/// shapes overlap. Deep overlaps usually pass (GJK needs a full tetrahedron to prove them); the
+/// test is exact up to the rounding of the inverse placement.
+fn centre_inside(a: &Side, b: &Side) -> bool {
+    use ConvexShape as S;
+    let around_origin = |s: &ConvexShape| {
+        matches!(
+            s,
+            S::Ball(_)
+                | S::Capsule(_)
+                | S::Cuboid(_)
+                | S::Cylinder(_)
+                | S::Cone(_)
+                | S::RoundedCuboid(_)
+                | S::RoundedCylinder(_)
+                | S::RoundedCone(_)
+        )
+    };
+    around_origin(a.shape)
+        && around_origin(b.shape)
+        && (side_contains(a, b.translation) || side_contains(b, a.translation))
+}
+
+/// Whether the frame point `p` lies in the shape of `side` (through the inverse placement; `false`
+/// for a singular placement).
+fn side_contains(side: &Side, p: Vec3A) -> bool {
+    let local = match side.matrix {
+        None => p - side.translation,
+        Some((m, _)) => {
+            if !(m.determinant().abs() > 0.0) {
+                return false;
+            }
+            m.inverse() * (p - side.translation)
+        }
+    };
+    side.shape.project_point(local.into()).inside
+}
+
 fn distance_in_frame(a: &Side, b: &Side, cache: &mut GjkCache) -> f32 {
     use ConvexShape as S;
     // Boxes and box–triangle pairs: a separating-axis pass proves overlap outright (distance 0,
@@ -613,6 +653,8 @@ fn distance_in_frame(a: &Side, b: &Side, cache: &mut GjkCache) -> f32 {
         (S::Triangle(t), S::Cuboid(c)) if b.scale.is_some() && cache.is_empty() => {
             sat::cuboid_triangle_axis(c, b, t, a).map(|axis| axis.map(|l| -l))
         }
+        // Deep overlaps of shapes around their origins: one containment test each way.
+        _ if cache.is_empty() && centre_inside(a, b) => Some(None),
         _ => Some(Some(b.translation - a.translation)),
     };
     let hint = match axis {
