@@ -50,6 +50,33 @@ fn support_points_are_extreme_and_in_the_shape() {
 }
 
 #[test]
+fn cylinder_support_under_a_map_equals_the_matrix_products() {
+    // `Cylinder::support_under` reassociates `m · support(mᵀ d)`: the same point for every linear
+    // map (general, reflecting, singular) and direction (random, near the axis, near its normal
+    // plane), to rounding.
+    let mut rng = rng(14);
+    for case in 0..20_000 {
+        let c = Cylinder::new(rng.random_range(0.0..1.5), rng.random_range(0.0..1.5));
+        let mut m = placement(&mut rng).matrix3;
+        if case % 10 == 0 {
+            m.x_axis = Vec3A::ZERO;
+        }
+        let mt = m.transpose();
+        let d = Vec3A::from(random::unit3(&mut rng));
+        // The local axis seen from the frame: `mᵀ d` along local y when `d` is along `m⁻ᵀ e_y`.
+        let axis = m.inverse().transpose() * Vec3A::Y;
+        let d = match case % 4 {
+            0 if axis.is_finite() => axis.normalize() + d * 1e-4,
+            1 if axis.is_finite() => d - axis * (axis.dot(d) / axis.length_squared()) + axis * 1e-4,
+            _ => d,
+        };
+        let (p, q) = (c.support_under(&m, &mt, d), m * c.support(mt * d));
+        let size = 1.0 + m.x_axis.length().max(m.y_axis.length()).max(m.z_axis.length()) * 3.0;
+        assert!((p - q).length() <= 1e-5 * size, "case {case}: {p} vs {q}");
+    }
+}
+
+#[test]
 fn aabb_under_affine_maps_is_exact() {
     let mut rng = rng(2);
     for kind in ShapeKind::ALL {

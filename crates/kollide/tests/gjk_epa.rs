@@ -232,6 +232,96 @@ fn fast_paths_equal_gjk_epa_on_ten_thousand_pairs_each() {
     }
 }
 
+#[test]
+fn distance_equals_gjk_epa_for_every_pair_of_kinds_deep_or_apart() {
+    // `distance` proves deep overlaps of shapes around their origins by a containment test of one
+    // shape's origin in the other (triangles and hulls need not contain theirs), and runs GJK
+    // otherwise: both against GJK/EPA's separation, under rigid, similar and sheared maps.
+    let mut rng = rng(13);
+    let (mut zero, mut apart) = (0, 0);
+    for ka in ShapeKind::ALL {
+        for kb in ShapeKind::ALL {
+            for case in 0..70 {
+                let a = random_shape(&mut rng, ka);
+                let b = random_shape(&mut rng, kb);
+                let (am, bm) = (general(&mut rng, 0.3), general(&mut rng, 1.5));
+                let (am, bm) = if case % 2 == 0 { (am, bm) } else { (bm, am) };
+                let d = distance(&a, &am, &b, &bm, &mut GjkCache::default()).unwrap();
+                let c = gjk_sep(&a, &am, &b, &bm).unwrap();
+                let similar = is_similarity(&am).is_some() && is_similarity(&bm).is_some();
+                let scale = 1.0 + am.translation.abs().max(bm.translation.abs()).max_element();
+                let tol = if similar { 2e-4 } else { 3e-3 } * scale;
+                assert!(
+                    (d - c.separation.max(0.0)).abs() <= tol,
+                    "{ka:?}-{kb:?} case {case}: distance {d} vs GJK/EPA {}",
+                    c.separation
+                );
+                zero += usize::from(d == 0.0);
+                apart += usize::from(d > 0.05);
+            }
+        }
+    }
+    assert!(zero > 3000 && apart > 3000, "{zero} overlapping, {apart} apart");
+}
+
+/// A map for the two-ball paths: rigid, rigid times a uniform scale within about the rigidity
+/// screen's tolerance of 1 (either side of it), a similarity, or anisotropic with shear.
+fn ball_map(rng: &mut TestRng) -> Affine3A {
+    match rng.random_range(0..4) {
+        0 => rigid(rng, 1.5),
+        1 => {
+            let e = 10f32.powf(rng.random_range(-7.0..-3.0)) * if rng.random_bool(0.5) { 1.0 } else { -1.0 };
+            let q = random::rotation3(rng);
+            Affine3A::from_scale_rotation_translation(Vec3::splat(1.0 + e), q, random::point3(rng, 1.5))
+        }
+        _ => general(rng, 1.5),
+    }
+}
+
+#[test]
+fn two_ball_paths_equal_gjk_epa_under_every_kind_of_map() {
+    // The inlined two-ball paths of `distance`, `contact` and `contact_manifold` take rigid maps
+    // only (radii unscaled); every other map goes the general way. Both against GJK/EPA.
+    let mut rng = rng(12);
+    let (mut hits, mut scaled) = (0, 0);
+    for case in 0..10_000 {
+        let (a, b) = (random_shape(&mut rng, ShapeKind::Ball), random_shape(&mut rng, ShapeKind::Ball));
+        let (am, bm) = (ball_map(&mut rng), ball_map(&mut rng));
+        let similar = is_similarity(&am).is_some() && is_similarity(&bm).is_some();
+        scaled +=
+            [am, bm].iter().filter(|m| is_similarity(m).is_some_and(|s| (s - 1.0).abs() > 1e-3)).count();
+        let prediction = 0.1;
+        let slow = contact_gjk_epa(&a, &am, &b, &bm, prediction, &mut GjkCache::default()).unwrap();
+        let scale = 1.0 + am.translation.abs().max(bm.translation.abs()).max_element();
+        // Ellipsoids (anisotropic maps) go through GJK/EPA on both sides, by different paths.
+        let tol = if similar { 2e-4 } else { 1e-3 } * scale;
+        let what = format!("case {case}: {am:?} {bm:?}");
+        let far =
+            contact_gjk_epa(&a, &am, &b, &bm, f32::INFINITY, &mut GjkCache::default()).unwrap().unwrap();
+        let d = distance(&a, &am, &b, &bm, &mut GjkCache::default()).unwrap();
+        assert!((d - far.separation.max(0.0)).abs() <= tol, "{what}: distance {d} vs {far:?}");
+        let fast = contact(&a, &am, &b, &bm, prediction, &mut GjkCache::default()).unwrap();
+        let mut m = ContactManifold::default();
+        contact_manifold(&a, &am, &b, &bm, prediction, &mut GjkCache::default(), &mut m).unwrap();
+        match (fast, slow) {
+            (Some(f), Some(s)) => {
+                hits += 1;
+                assert!((f.separation - s.separation).abs() <= tol, "{what}: contact {f:?} vs {s:?}");
+                let p = m.points()[0];
+                assert!(m.len() == 1 && p.separation == f.separation, "{what}: manifold {m:?} vs {f:?}");
+                assert!((m.normal - f.normal).length() < 1e-6, "{what}: manifold normal");
+            }
+            (None, None) => assert!(m.is_empty(), "{what}: manifold {m:?}"),
+            (f, s) => {
+                // Only pairs within rounding of the prediction distance may disagree.
+                let sep = f.or(s).unwrap().separation;
+                assert!((sep - prediction).abs() < tol, "{what}: {f:?} vs {s:?}");
+            }
+        }
+    }
+    assert!(hits > 2000 && scaled > 2500, "{hits} contacts, {scaled} scaled similarities");
+}
+
 fn manifold(a: &ConvexShape, am: &Affine3A, b: &ConvexShape, bm: &Affine3A) -> ContactManifold {
     let mut m = ContactManifold::default();
     contact_manifold(a, am, b, bm, 0.05, &mut GjkCache::default(), &mut m).unwrap();
@@ -417,6 +507,22 @@ fn bad_input_is_refused_with_an_error() {
         contact_manifold(&ball, &id, &ball, &nan, 0.0, &mut cache, &mut m),
         Err(NarrowError::NonFinite)
     );
+    // The inlined two-ball paths refuse what the general path refuses.
+    let inf = ConvexShape::Ball(Ball::new(f32::INFINITY));
+    let far = Affine3A::from_translation(Vec3::new(f32::INFINITY, 0.0, 0.0));
+    for (p, q, pm, qm, error) in [
+        (&inf, &ball, &id, &id, NarrowError::InvalidShape(0)),
+        (&ball, &inf, &id, &id, NarrowError::InvalidShape(1)),
+        (&ball, &ball, &nan, &id, NarrowError::NonFinite),
+        (&ball, &ball, &id, &far, NarrowError::NonFinite),
+    ] {
+        assert_eq!(distance(p, pm, q, qm, &mut cache), Err(error));
+        assert_eq!(contact(p, pm, q, qm, 0.0, &mut cache), Err(error));
+        assert_eq!(contact_manifold(p, pm, q, qm, 0.0, &mut cache, &mut m), Err(error));
+    }
+    // A radius of -0 is valid (it goes the general way).
+    let zero = ConvexShape::Ball(Ball::new(-0.0));
+    assert_eq!(distance(&zero, &id, &ball, &Affine3A::from_translation(Vec3::X * 3.0), &mut cache), Ok(2.0));
     // Degenerate but valid: concentric balls, crossing segments, coincident points, a zero map.
     let c = contact(&ball, &id, &ball, &id, 0.0, &mut cache).unwrap().unwrap();
     assert_eq!(c.separation, -2.0);

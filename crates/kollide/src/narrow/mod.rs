@@ -9,7 +9,8 @@
 //! Algorithms: GJK (van den Bergen) for distances, with a caller-owned [`GjkCache`]; EPA for
 //! penetration; closed forms for balls and capsules in any combination, and separating-axis tests
 //! for box–box and box–triangle, when the placements are similarities (for distances, the
-//! separating axes prove overlap outright or give GJK its first direction); polygon clipping for
+//! separating axes prove overlap outright or give GJK its first direction; for the other shapes
+//! around their origins, one's origin inside the other proves a deep overlap); polygon clipping for
 //! manifolds ([`ContactManifold`]). Shapes with a margin (balls, capsules, rounded shapes) run GJK
 //! on their cores and add the margins when their placement is a similarity (a scaled ball is still
 //! a ball); under other maps the whole shape goes through GJK/EPA. GJK and EPA are compiled per
@@ -182,7 +183,7 @@ impl<S: SupportMap> SupportMap for Typed<'_, S> {
     #[inline(always)]
     fn support(&self, dir: Vec3A) -> Vec3A {
         match self.side.matrix {
-            Some((m, mt)) => m * self.shape.support(mt * dir) + self.side.translation,
+            Some((m, mt)) => self.shape.support_under(&m, &mt, dir) + self.side.translation,
             None => self.shape.support(dir) + self.side.translation,
         }
     }
@@ -232,6 +233,22 @@ fn is_rigid(m: &Mat3A) -> bool {
     let off = x * x.yzx() + y * y.yzx() + z * z.yzx();
     let t = Vec3A::splat(1e-5);
     (diag - Vec3A::ONE).abs().cmple(t).all() & off.abs().cmple(t).all()
+}
+
+/// Whether both linear parts are orthonormal: the screen of the inlined two-ball paths. The sum
+/// over both maps of `|M Mᵀ - I|`, entry by entry, is at most `1e-5` (stricter than [`is_rigid`]
+/// for each), so both balls keep their radii (`s = 1`, as in [`setup`]) and the answer waits on
+/// no square root of a scale. Maps that fail go the general way ([`is_similarity`]).
+#[inline(always)]
+fn both_rigid(a: &Mat3A, b: &Mat3A) -> bool {
+    let error = |m: &Mat3A| {
+        let (x, y, z) = (m.x_axis, m.y_axis, m.z_axis);
+        let diag = x * x + y * y + z * z;
+        let off = x * x.yzx() + y * y.yzx() + z * z.yzx();
+        (diag - Vec3A::ONE).abs() + off.abs()
+    };
+    // NaN fails the comparison.
+    (error(a) + error(b)).cmple(Vec3A::splat(1e-5)).all()
 }
 
 fn finite(map: &Affine3A) -> bool {
@@ -287,6 +304,20 @@ fn setup<'a>(
 #[inline(always)]
 fn length_ok(x: f32) -> bool {
     (x.to_bits() < 0x7f80_0000) | (x.to_bits() == 0x8000_0000)
+}
+
+/// The radii of two balls under rigid maps: the screen of the inlined two-ball paths, `None`
+/// (the pair goes the general way, which handles every other case) unless both shapes are balls
+/// with finite non-negative radii (`-0` goes the general way), both maps pass [`both_rigid`] and
+/// the squared distance of their centres is finite (a NaN or infinite translation makes it NaN or
+/// infinite; a finite pair whose squared distance overflows goes the general way too).
+#[inline(always)]
+fn rigid_balls(a: &ConvexShape, a_map: &Affine3A, b: &ConvexShape, b_map: &Affine3A) -> Option<(f32, f32)> {
+    let (ConvexShape::Ball(x), ConvexShape::Ball(y)) = (a, b) else { return None };
+    let ok = x.radius.to_bits().max(y.radius.to_bits()) < f32::INFINITY.to_bits()
+        && both_rigid(&a_map.matrix3, &b_map.matrix3)
+        && (b_map.translation - a_map.translation).length_squared() < f32::INFINITY;
+    ok.then_some((x.radius, y.radius))
 }
 
 /// A ball or a capsule under a similarity map, as a world-space segment (a point for a ball)
@@ -480,6 +511,11 @@ pub fn contact(
         return Err(NarrowError::NonFinite);
     }
     let prediction = prediction.max(0.0);
+    if let Some((ra, rb)) = rigid_balls(a, a_map, b, b_map) {
+        return Ok(
+            sat::spheres(a_map.translation, ra, b_map.translation, rb, prediction).map(FrameContact::world)
+        );
+    }
     if let Some((c, _)) = quick_contact(a, a_map, b, b_map, prediction) {
         return Ok(c.map(FrameContact::world));
     }
@@ -527,18 +563,16 @@ pub fn distance(
     b_map: &Affine3A,
     cache: &mut GjkCache,
 ) -> Result<f32, NarrowError> {
-    // Two balls inline in the caller; everything else (capsules included) out of line.
-    if let (ConvexShape::Ball(x), ConvexShape::Ball(y)) = (a, b)
-        && length_ok(x.radius) & length_ok(y.radius)
-        && let (Some(sa), Some(sb)) = (is_similarity(a_map), is_similarity(b_map))
-    {
+    // Two balls under rigid maps inline in the caller; everything else (capsules included) out of
+    // line.
+    if let Some((ra, rb)) = rigid_balls(a, a_map, b, b_map) {
         let d = (b_map.translation - a_map.translation).length();
-        return Ok((d - x.radius * sa - y.radius * sb).max(0.0));
+        return Ok((d - ra - rb).max(0.0));
     }
     distance_general(a, a_map, b, b_map, cache)
 }
 
-/// [`distance`] past its inlined case (two balls), out of line.
+/// [`distance`] past its inlined case (two balls under rigid maps), out of line.
 #[inline(never)]
 fn distance_general(
     a: &ConvexShape,
@@ -566,6 +600,45 @@ fn distance_closed_form(a: &ConvexShape, a_map: &Affine3A, b: &ConvexShape, b_ma
     Some(c.map_or(0.0, |c| c.separation.max(0.0)))
 }
 
+/// Whether one shape's local origin lies in the other, for shapes that contain their local origin
+/// by construction (all kinds but triangles and hulls, rounded or not): a point of both, so the
+/// shapes overlap. Deep overlaps usually pass (GJK needs a full tetrahedron to prove them); the
+/// test is exact up to the rounding of the inverse placement.
+fn centre_inside(a: &Side, b: &Side) -> bool {
+    use ConvexShape as S;
+    let around_origin = |s: &ConvexShape| {
+        matches!(
+            s,
+            S::Ball(_)
+                | S::Capsule(_)
+                | S::Cuboid(_)
+                | S::Cylinder(_)
+                | S::Cone(_)
+                | S::RoundedCuboid(_)
+                | S::RoundedCylinder(_)
+                | S::RoundedCone(_)
+        )
+    };
+    around_origin(a.shape)
+        && around_origin(b.shape)
+        && (side_contains(a, b.translation) || side_contains(b, a.translation))
+}
+
+/// Whether the frame point `p` lies in the shape of `side` (through the inverse placement; `false`
+/// for a singular placement).
+fn side_contains(side: &Side, p: Vec3A) -> bool {
+    let local = match side.matrix {
+        None => p - side.translation,
+        Some((m, _)) => {
+            if !(m.determinant().abs() > 0.0) {
+                return false;
+            }
+            m.inverse() * (p - side.translation)
+        }
+    };
+    side.shape.project_point(local.into()).inside
+}
+
 fn distance_in_frame(a: &Side, b: &Side, cache: &mut GjkCache) -> f32 {
     use ConvexShape as S;
     // Boxes and box–triangle pairs: a separating-axis pass proves overlap outright (distance 0,
@@ -580,6 +653,8 @@ fn distance_in_frame(a: &Side, b: &Side, cache: &mut GjkCache) -> f32 {
         (S::Triangle(t), S::Cuboid(c)) if b.scale.is_some() && cache.is_empty() => {
             sat::cuboid_triangle_axis(c, b, t, a).map(|axis| axis.map(|l| -l))
         }
+        // Deep overlaps of shapes around their origins: one containment test each way.
+        _ if cache.is_empty() && centre_inside(a, b) => Some(None),
         _ => Some(Some(b.translation - a.translation)),
     };
     let hint = match axis {
@@ -622,16 +697,13 @@ pub fn contact_manifold(
     cache: &mut GjkCache,
     out: &mut ContactManifold,
 ) -> Result<(), NarrowError> {
-    // Two balls (the one-point closed form) inline in the caller; everything else out of line.
-    if let (ConvexShape::Ball(x), ConvexShape::Ball(y)) = (a, b)
-        && prediction >= 0.0
-        && length_ok(x.radius) & length_ok(y.radius)
-        && let (Some(sa), Some(sb)) = (is_similarity(a_map), is_similarity(b_map))
+    // Two balls under rigid maps (the one-point closed form) inline in the caller; everything else
+    // out of line.
+    if prediction >= 0.0
+        && let Some((ra, rb)) = rigid_balls(a, a_map, b, b_map)
     {
         out.clear();
-        if let Some(c) =
-            sat::spheres(a_map.translation, x.radius * sa, b_map.translation, y.radius * sb, prediction)
-        {
+        if let Some(c) = sat::spheres(a_map.translation, ra, b_map.translation, rb, prediction) {
             out.push(c.point_a, c.point_b, c.separation, 0);
             out.normal = c.normal.into();
         }
@@ -640,7 +712,7 @@ pub fn contact_manifold(
     contact_manifold_rest(a, a_map, b, b_map, prediction, cache, out)
 }
 
-/// [`contact_manifold`] past its inlined case (two balls).
+/// [`contact_manifold`] past its inlined case (two balls under rigid maps).
 #[inline(never)]
 fn contact_manifold_rest(
     a: &ConvexShape,

@@ -1,6 +1,6 @@
 //! The closed-form shapes: ball, capsule, cuboid, cylinder, cone and triangle.
 
-use glam::{Affine3A, Mat3, Vec3, Vec3A};
+use glam::{Affine3A, Mat3, Mat3A, Vec3, Vec3A};
 
 use super::{MassProperties, PointProjection, SupportMap};
 use crate::bounds::{Aabb3, Sphere};
@@ -342,7 +342,24 @@ impl Cylinder {
 impl SupportMap for Cylinder {
     #[inline]
     fn support(&self, dir: Vec3A) -> Vec3A {
-        radial(dir) * self.radius + Vec3A::new(0.0, self.half_height.copysign(dir.y), 0.0)
+        // `radial(dir) * radius` with the radius in the numerator: one division after the square
+        // root instead of a reciprocal and two products.
+        let r = Vec3A::new(dir.x, 0.0, dir.z);
+        let len2 = r.length_squared();
+        let rim = if len2 > 0.0 { r * self.radius / Vec3A::splat(len2.sqrt()) } else { Vec3A::ZERO };
+        rim + Vec3A::new(0.0, self.half_height.copysign(dir.y), 0.0)
+    }
+
+    /// `m (k (uₓ, 0, u_z) + (0, ±h, 0)) = k (uₓ m₀ + u_z m₂) ± h m₁` with `u = mᵀ dir` and
+    /// `k = radius / |(uₓ, u_z)|`: the rim direction in the frame is formed while the square root
+    /// and the division run, instead of after them.
+    #[inline(always)]
+    fn support_under(&self, m: &Mat3A, mt: &Mat3A, dir: Vec3A) -> Vec3A {
+        let u = *mt * dir;
+        let len2 = u.x * u.x + u.z * u.z;
+        let rim = m.x_axis * u.x + m.z_axis * u.z;
+        let rim = if len2 > 0.0 { rim * self.radius / Vec3A::splat(len2.sqrt()) } else { Vec3A::ZERO };
+        rim + m.y_axis * self.half_height.copysign(u.y)
     }
 }
 

@@ -36,7 +36,7 @@ impl<'a, S: ?Sized> Placed<'a, S> {
 impl<S: SupportMap + ?Sized> SupportMap for Placed<'_, S> {
     #[inline]
     fn support(&self, dir: Vec3A) -> Vec3A {
-        self.matrix * self.shape.support(self.transpose * dir) + self.translation
+        self.shape.support_under(&self.matrix, &self.transpose, dir) + self.translation
     }
 }
 
@@ -44,6 +44,11 @@ impl<S: SupportMap + ?Sized> SupportMap for &S {
     #[inline]
     fn support(&self, dir: Vec3A) -> Vec3A {
         (**self).support(dir)
+    }
+
+    #[inline(always)]
+    fn support_under(&self, m: &Mat3A, mt: &Mat3A, dir: Vec3A) -> Vec3A {
+        (**self).support_under(m, mt, dir)
     }
 }
 

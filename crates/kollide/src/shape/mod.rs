@@ -35,7 +35,7 @@ pub use hull::{ConvexHull, HullError, HullFace};
 pub use mass::MassProperties;
 pub use rounded::Rounded;
 
-use glam::{Affine3A, Vec3, Vec3A};
+use glam::{Affine3A, Mat3A, Vec3, Vec3A};
 
 use crate::bounds::Aabb3;
 
@@ -44,6 +44,14 @@ pub trait SupportMap {
     /// A point of the set that is farthest along `dir` (`argmax_{x ∈ S} x·dir`; any one of them when
     /// several tie). `dir` need not be unit length; for a zero `dir` any point of the set.
     fn support(&self, dir: Vec3A) -> Vec3A;
+
+    /// The support of the set placed by the linear map `m` (with `mt = mᵀ`) along `dir`:
+    /// `m · support(mᵀ dir)`. Shapes override it where reassociating the products shortens the
+    /// dependency chain.
+    #[inline(always)]
+    fn support_under(&self, m: &Mat3A, mt: &Mat3A, dir: Vec3A) -> Vec3A {
+        *m * self.support(*mt * dir)
+    }
 
     /// The exact bounding box of the set under `map`, from six support points: the extent along
     /// world axis `i` is `eᵢ · (M s + t)` with `s = support(Mᵀ eᵢ)` (and `-eᵢ` for the minimum).
