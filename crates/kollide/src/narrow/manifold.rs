@@ -115,12 +115,11 @@ impl Feature {
         Self { pts: [Vec3A::ZERO; MAX_FEATURE], len: 0, normal: Vec3A::ZERO, id: 0 }
     }
 
-    /// The feature with these points (at most [`MAX_FEATURE`]), built in one go.
-    fn from_points(points: &[Vec3A], normal: Vec3A, id: u32) -> Self {
-        let mut pts = [Vec3A::ZERO; MAX_FEATURE];
+    /// Makes this the feature with these points (at most [`MAX_FEATURE`]).
+    fn set(&mut self, points: &[Vec3A], normal: Vec3A, id: u32) {
         let len = points.len().min(MAX_FEATURE);
-        pts[..len].copy_from_slice(&points[..len]);
-        Self { pts, len, normal, id }
+        self.pts[..len].copy_from_slice(&points[..len]);
+        (self.len, self.normal, self.id) = (len, normal, id);
     }
 
     fn push(&mut self, p: Vec3A) {
@@ -130,22 +129,16 @@ impl Feature {
         }
     }
 
-    fn point(p: Vec3A, id: u32) -> Self {
-        let mut f = Self::new();
-        f.push(p);
-        f.id = id;
-        f
+    fn set_point(&mut self, p: Vec3A, id: u32) {
+        self.set(&[p], Vec3A::ZERO, id);
     }
 
-    fn disc(center_y: f32, radius: f32, normal: Vec3A, id: u32) -> Self {
-        let mut f = Self::new();
+    fn set_disc(&mut self, center_y: f32, radius: f32, normal: Vec3A, id: u32) {
+        self.set(&[], normal, id);
         for k in 0..8 {
             let (s, c) = (k as f32 * std::f32::consts::FRAC_PI_4).sin_cos();
-            f.push(Vec3A::new(radius * c, center_y, radius * s));
+            self.push(Vec3A::new(radius * c, center_y, radius * s));
         }
-        f.normal = normal;
-        f.id = id;
-        f
     }
 }
 
@@ -154,46 +147,44 @@ fn radial(d: Vec3A) -> Vec3A {
     Vec3A::new(d.x, 0.0, d.z).normalize_or_zero()
 }
 
-/// The supporting feature of the side's local shape (its core when it has a margin) along the
-/// local direction `d`, in local coordinates.
-fn local_feature(side: &Side, d: Vec3A) -> Feature {
+/// Writes to `f` the supporting feature of the side's local shape (its core when it has a
+/// margin) along the local direction `d`, in local coordinates. (Features are filled in place:
+/// returned by value, their point arrays were copied on every call.)
+fn local_feature(side: &Side, d: Vec3A, f: &mut Feature) {
     use ConvexShape as S;
     if let S::Cuboid(c) = side.shape {
         // A box face needs only the signs and the largest component of `d`: no normalisation.
-        return cuboid_feature(c.half_extents.into(), d);
+        return cuboid_feature(c.half_extents.into(), d, f);
     }
     let dn = d.normalize_or_zero();
     let core = side.margin > 0.0;
     match side.shape {
-        S::Ball(_) if core => Feature::point(Vec3A::ZERO, 0),
+        S::Ball(_) if core => f.set_point(Vec3A::ZERO, 0),
         S::Capsule(c) if core => {
             if dn.y.abs() <= SEGMENT_SIN {
-                let mut f = Feature::new();
-                f.push(Vec3A::new(0.0, -c.half_height, 0.0));
-                f.push(Vec3A::new(0.0, c.half_height, 0.0));
-                f.id = 1;
-                f
+                let h = Vec3A::new(0.0, c.half_height, 0.0);
+                f.set(&[-h, h], Vec3A::ZERO, 1);
             } else {
-                Feature::point(c.core_support(d), 2 + u32::from(dn.y > 0.0))
+                f.set_point(c.core_support(d), 2 + u32::from(dn.y > 0.0));
             }
         }
-        S::RoundedCuboid(r) if core => cuboid_feature(r.inner.half_extents.into(), dn),
-        S::Cylinder(c) => cylinder_feature(c.half_height, c.radius, dn, side.shape),
+        S::RoundedCuboid(r) if core => cuboid_feature(r.inner.half_extents.into(), dn, f),
+        S::Cylinder(c) => cylinder_feature(c.half_height, c.radius, dn, side.shape, f),
         S::RoundedCylinder(r) if core => {
-            cylinder_feature(r.inner.half_height, r.inner.radius, dn, side.shape)
+            cylinder_feature(r.inner.half_height, r.inner.radius, dn, side.shape, f)
         }
-        S::Cone(c) => cone_feature(c.half_height, c.radius, dn, side.shape),
-        S::RoundedCone(r) if core => cone_feature(r.inner.half_height, r.inner.radius, dn, side.shape),
-        S::Triangle(t) => triangle_feature(&t.points, dn),
-        S::RoundedTriangle(r) if core => triangle_feature(&r.inner.points, dn),
-        S::Hull(h) => hull_feature(h, dn),
-        S::RoundedHull(r) if core => hull_feature(&r.inner, dn),
+        S::Cone(c) => cone_feature(c.half_height, c.radius, dn, side.shape, f),
+        S::RoundedCone(r) if core => cone_feature(r.inner.half_height, r.inner.radius, dn, side.shape, f),
+        S::Triangle(t) => triangle_feature(&t.points, dn, f),
+        S::RoundedTriangle(r) if core => triangle_feature(&r.inner.points, dn, f),
+        S::Hull(h) => hull_feature(h, dn, f),
+        S::RoundedHull(r) if core => hull_feature(&r.inner, dn, f),
         // Curved whole shapes (a ball, capsule or rounded shape under a non-similar map).
-        _ => Feature::point(side.shape.support(d), 0),
+        _ => f.set_point(side.shape.support(d), 0),
     }
 }
 
-fn cuboid_feature(h: Vec3A, d: Vec3A) -> Feature {
+fn cuboid_feature(h: Vec3A, d: Vec3A, f: &mut Feature) {
     let a = d.abs();
     let i = if a.x >= a.y && a.x >= a.z {
         0
@@ -207,55 +198,43 @@ fn cuboid_feature(h: Vec3A, d: Vec3A) -> Feature {
     // The face's centre and half edges, from the unit axes (products pick one half extent).
     let n = Vec3A::AXES[i] * sign;
     let (c, u, v) = (n * h, Vec3A::AXES[j] * h, Vec3A::AXES[k] * h);
-    Feature::from_points(
-        &[c - u - v, c + u - v, c + u + v, c - u + v],
-        n,
-        2 * i as u32 + u32::from(sign > 0.0),
-    )
+    f.set(&[c - u - v, c + u - v, c + u + v, c - u + v], n, 2 * i as u32 + u32::from(sign > 0.0));
 }
 
-fn cylinder_feature(h: f32, r: f32, d: Vec3A, shape: &ConvexShape) -> Feature {
+fn cylinder_feature(h: f32, r: f32, d: Vec3A, shape: &ConvexShape, f: &mut Feature) {
     if d.y >= FACE_COS {
-        Feature::disc(h, r, Vec3A::Y, 1)
+        f.set_disc(h, r, Vec3A::Y, 1);
     } else if d.y <= -FACE_COS {
-        Feature::disc(-h, r, Vec3A::NEG_Y, 2)
+        f.set_disc(-h, r, Vec3A::NEG_Y, 2);
     } else if d.y.abs() <= SEGMENT_SIN {
         let u = radial(d) * r;
-        let mut f = Feature::new();
-        f.push(u - Vec3A::Y * h);
-        f.push(u + Vec3A::Y * h);
-        f.id = 3;
-        f
+        f.set(&[u - Vec3A::Y * h, u + Vec3A::Y * h], Vec3A::ZERO, 3);
     } else {
-        Feature::point(shape.core_support(d), 4)
+        f.set_point(shape.core_support(d), 4);
     }
 }
 
-fn cone_feature(h: f32, r: f32, d: Vec3A, shape: &ConvexShape) -> Feature {
+fn cone_feature(h: f32, r: f32, d: Vec3A, shape: &ConvexShape, f: &mut Feature) {
     if d.y <= -FACE_COS {
-        return Feature::disc(-h, r, Vec3A::NEG_Y, 1);
+        return f.set_disc(-h, r, Vec3A::NEG_Y, 1);
     }
     let u = radial(d);
     // The side's outward normal in the half plane of `u`: the line from the apex (0, h) to the rim
     // (r, -h) has direction (r, -2h), so its normal is (2h, r) / |(2h, r)|.
     let side = (u * 2.0 * h + Vec3A::Y * r).normalize_or_zero();
     if side != Vec3A::ZERO && side.dot(d) >= 1.0 - SEGMENT_SIN * SEGMENT_SIN / 2.0 {
-        let mut f = Feature::new();
-        f.push(Vec3A::Y * h);
-        f.push(u * r - Vec3A::Y * h);
-        f.id = 2;
-        f
+        f.set(&[Vec3A::Y * h, u * r - Vec3A::Y * h], Vec3A::ZERO, 2);
     } else {
-        Feature::point(shape.core_support(d), 3)
+        f.set_point(shape.core_support(d), 3);
     }
 }
 
-fn triangle_feature(t: &[Vec3; 3], d: Vec3A) -> Feature {
+fn triangle_feature(t: &[Vec3; 3], d: Vec3A, f: &mut Feature) {
     let p = t.map(Vec3A::from);
     let n = (p[1] - p[0]).cross(p[2] - p[0]).normalize_or_zero();
     if n.dot(d).abs() >= 0.5 {
         let sign = if n.dot(d) < 0.0 { -1.0 } else { 1.0 };
-        Feature::from_points(&p, n * sign, u32::from(sign > 0.0))
+        f.set(&p, n * sign, u32::from(sign > 0.0));
     } else {
         // The edge through the two vertices farthest along `d`.
         let dots = p.map(|q| q.dot(d));
@@ -267,36 +246,33 @@ fn triangle_feature(t: &[Vec3; 3], d: Vec3A) -> Feature {
             2
         };
         let (i, j) = ((low + 1) % 3, (low + 2) % 3);
-        Feature::from_points(&[p[i], p[j]], Vec3A::ZERO, 2 + low as u32)
+        f.set(&[p[i], p[j]], Vec3A::ZERO, 2 + low as u32);
     }
 }
 
-fn hull_feature(h: &crate::shape::ConvexHull, d: Vec3A) -> Feature {
+fn hull_feature(h: &crate::shape::ConvexHull, d: Vec3A, f: &mut Feature) {
     let i = h.supporting_face(d);
-    let Some(face) = h.faces().get(i) else { return Feature::point(Vec3A::ZERO, 0) };
+    let Some(face) = h.faces().get(i) else { return f.set_point(Vec3A::ZERO, 0) };
     let verts = h.face_vertices(face);
     if verts.len() > MAX_FEATURE {
-        return Feature::point(h.support(d), 0);
+        return f.set_point(h.support(d), 0);
     }
-    let mut f = Feature::new();
+    f.set(&[], face.normal.into(), i as u32);
     for &v in verts {
         f.push(h.lane_vertex(v));
     }
-    f.normal = face.normal.into();
-    f.id = i as u32;
-    f
 }
 
-/// The feature of a side along the frame direction `dir`, in the frame, pushed by `offset`.
-fn frame_feature(side: &Side, dir: Vec3A, offset: Vec3A) -> Feature {
-    let mut f = local_feature(side, side.dir_to_local(dir));
+/// Writes to `f` the feature of a side along the frame direction `dir`, in the frame, pushed by
+/// `offset`.
+fn frame_feature(side: &Side, dir: Vec3A, offset: Vec3A, f: &mut Feature) {
+    local_feature(side, side.dir_to_local(dir), f);
     for p in &mut f.pts[..f.len] {
         *p = side.place(*p) + offset;
     }
     if f.normal != Vec3A::ZERO {
         f.normal = side.normal_to_frame(f.normal);
     }
-    f
 }
 
 /// A point being clipped, with its id.
@@ -379,8 +355,9 @@ fn clip<const N: usize>(reference: &Feature, incident: &Feature, out: &mut [Clip
 /// Builds the manifold of a contact in the query frame.
 pub(crate) fn build(a: &Side, b: &Side, c: &FrameContact, prediction: f32, out: &mut ContactManifold) {
     let n = c.normal;
-    let mut fa = frame_feature(a, n, Vec3A::ZERO);
-    let mut fb = frame_feature(b, -n, Vec3A::ZERO);
+    let (mut fa, mut fb) = (Feature::new(), Feature::new());
+    frame_feature(a, n, Vec3A::ZERO, &mut fa);
+    frame_feature(b, -n, Vec3A::ZERO, &mut fb);
     let align_a = if fa.len >= 3 { fa.normal.dot(n) } else { -1.0 };
     let align_b = if fb.len >= 3 { -fb.normal.dot(n) } else { -1.0 };
     if align_a.max(align_b) >= REFERENCE_COS {
@@ -394,13 +371,14 @@ pub(crate) fn build(a: &Side, b: &Side, c: &FrameContact, prediction: f32, out: 
                 *p += offset;
             }
         };
-        let other;
+        let mut other;
         let (reference, margin, incident) = if reference_is_a {
             let incident = if fa.normal == n {
                 shift(&mut fb, -n * b.margin);
                 &fb
             } else {
-                other = frame_feature(b, -fa.normal, -fa.normal * b.margin);
+                other = Feature::new();
+                frame_feature(b, -fa.normal, -fa.normal * b.margin, &mut other);
                 &other
             };
             (&mut fa, a.margin, incident)
@@ -409,7 +387,8 @@ pub(crate) fn build(a: &Side, b: &Side, c: &FrameContact, prediction: f32, out: 
                 shift(&mut fa, n * a.margin);
                 &fa
             } else {
-                other = frame_feature(a, -fb.normal, -fb.normal * a.margin);
+                other = Feature::new();
+                frame_feature(a, -fb.normal, -fb.normal * a.margin, &mut other);
                 &other
             };
             (&mut fb, b.margin, incident)
