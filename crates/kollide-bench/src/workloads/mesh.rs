@@ -20,7 +20,7 @@ use parry3d::shape::{Ball, TriMesh as ParryMesh};
 use rand::Rng;
 
 use super::{Figure, PARRY3D, Workload};
-use crate::harness::{Batch, Prepared};
+use crate::harness::{Answer, Batch, Prepared};
 
 /// Queries per batch.
 const QUERIES: usize = 10_000;
@@ -146,43 +146,51 @@ fn to_parry_ray(r: &Ray3) -> Ray {
     Ray::new(r.origin, r.dir)
 }
 
-/// The closest hit as each library reports it in full: kollide's `cast_ray` (t, point, normal,
-/// triangle, barycentrics) against parry's `cast_local_ray_and_get_normal` (t, normal, feature).
-fn ray_closest(data: Option<MeshData>, n: usize, seed: u64) -> Option<Box<dyn Prepared>> {
-    let (ours, theirs) = both(data?);
-    let rays = random_rays(&mut random::rng(seed), &ours.bounds(), n);
+/// The same incoherent rays for both libraries, each asked by its own query (generic, so the
+/// queries inline into the timed loop as before).
+fn ray_workload<A: Answer + 'static>(
+    data: Option<MeshData>,
+    n: usize,
+    seed: u64,
+    ours: impl Fn(&TriMesh, &Ray3) -> A + 'static,
+    theirs: impl Fn(&ParryMesh, &Ray) -> A + 'static,
+) -> Option<Box<dyn Prepared>> {
+    let (mesh, peer_mesh) = both(data?);
+    let rays = random_rays(&mut random::rng(seed), &mesh.bounds(), n);
     let peer_rays = rays.iter().map(to_parry_ray).collect();
     Some(Box::new(Batch::new(
         rays,
         peer_rays,
-        move |r: &Ray3| ours.cast_ray(r, f32::MAX).map(|h| h.t),
-        move |r: &Ray| theirs.cast_local_ray_and_get_normal(r, f32::MAX, false).map(|h| h.time_of_impact),
+        move |r: &Ray3| ours(&mesh, r),
+        move |r: &Ray| theirs(&peer_mesh, r),
     )))
+}
+
+/// The closest hit as each library reports it in full: kollide's `cast_ray` (t, point, normal,
+/// triangle, barycentrics) against parry's `cast_local_ray_and_get_normal` (t, normal, feature).
+fn ray_closest(data: Option<MeshData>, n: usize, seed: u64) -> Option<Box<dyn Prepared>> {
+    ray_workload(
+        data,
+        n,
+        seed,
+        |m, r| m.cast_ray(r, f32::MAX).map(|h| h.t),
+        |m, r| m.cast_local_ray_and_get_normal(r, f32::MAX, false).map(|h| h.time_of_impact),
+    )
 }
 
 /// The closest hit's `t` alone: kollide's `cast_ray_t` against parry's `cast_local_ray`.
 fn ray_closest_t(data: Option<MeshData>, n: usize, seed: u64) -> Option<Box<dyn Prepared>> {
-    let (ours, theirs) = both(data?);
-    let rays = random_rays(&mut random::rng(seed), &ours.bounds(), n);
-    let peer_rays = rays.iter().map(to_parry_ray).collect();
-    Some(Box::new(Batch::new(
-        rays,
-        peer_rays,
-        move |r: &Ray3| ours.cast_ray_t(r, f32::MAX),
-        move |r: &Ray| theirs.cast_local_ray(r, f32::MAX, false),
-    )))
+    ray_workload(data, n, seed, |m, r| m.cast_ray_t(r, f32::MAX), |m, r| m.cast_local_ray(r, f32::MAX, false))
 }
 
 fn ray_any(data: Option<MeshData>, n: usize, seed: u64) -> Option<Box<dyn Prepared>> {
-    let (ours, theirs) = both(data?);
-    let rays = random_rays(&mut random::rng(seed), &ours.bounds(), n);
-    let peer_rays = rays.iter().map(to_parry_ray).collect();
-    Some(Box::new(Batch::new(
-        rays,
-        peer_rays,
-        move |r: &Ray3| ours.intersects_ray(r, f32::MAX),
-        move |r: &Ray| theirs.intersects_local_ray(r, f32::MAX),
-    )))
+    ray_workload(
+        data,
+        n,
+        seed,
+        |m, r| m.intersects_ray(r, f32::MAX),
+        |m, r| m.intersects_local_ray(r, f32::MAX),
+    )
 }
 
 /// Balls around random points of the mesh's box, sized so about half touch the surface.
