@@ -416,13 +416,16 @@ pub(crate) fn cuboid_triangle(
         Vec3A::new(t[2].z, t[0].z, t[1].z),
     );
     let e2 = ex * ex + ey * ey + ez * ez;
+    // Per lane: the overlap along the unit axis, and the factor (±1 / length) that turns the
+    // unnormalised axis into the unit normal pointing the way the overlap was measured.
     let axis = |s: Vec3A, o: Vec3A, r: Vec3A, len2: Vec3A| -> (Vec3A, Vec3A) {
         let (lo, hi) = (s.min(o), s.max(o));
         let (up, down) = (r - lo, hi + r);
+        let inv_len = Vec3A::ONE / len2.sqrt();
         // Parallel edges give no axis (an infinite overlap).
         let valid = len2.cmpge(e2 * 1e-10);
-        let overlap = Vec3A::select(valid, up.min(down) / len2.sqrt(), Vec3A::INFINITY);
-        (overlap, Vec3A::select(up.cmple(down), Vec3A::ONE, Vec3A::NEG_ONE))
+        let overlap = Vec3A::select(valid, up.min(down) * inv_len, Vec3A::INFINITY);
+        (overlap, Vec3A::select(up.cmple(down), inv_len, -inv_len))
     };
     let edge_axes = [
         axis(oz * ey - oy * ez, sz * ey - sy * ez, h.y * ez.abs() + h.z * ey.abs(), ey * ey + ez * ez),
@@ -453,8 +456,7 @@ pub(crate) fn cuboid_triangle(
     for (i, (overlaps, signs)) in edge_axes.iter().enumerate() {
         for j in 0..3 {
             if overlaps[j] < best_edge.0 {
-                let l = Vec3A::AXES[i].cross(edges[j]).normalize();
-                best_edge = (overlaps[j], l * signs[j], i, j);
+                best_edge = (overlaps[j], Vec3A::AXES[i].cross(edges[j]) * signs[j], i, j);
             }
         }
     }
