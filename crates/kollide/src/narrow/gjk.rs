@@ -297,7 +297,7 @@ fn closest_on_tetrahedron(p: [Vec3A; 4]) -> Result<(Vec3A, [f32; 4]), [f32; 4]> 
     if !flat && o3 * volume < 0.0 {
         let (point, [u, v, w]) = closest_on_triangle(p[0], p[1], p[2]);
         if best.is_none_or(|b| point.length_squared() < b.0) {
-            best = Some((0.0, point, [u, v, w, 0.0]));
+            best = Some((point.length_squared(), point, [u, v, w, 0.0]));
         }
     }
     match best {
