@@ -155,10 +155,43 @@ fn closest_on_segment(a: Vec3A, b: Vec3A) -> (Vec3A, [f32; 2]) {
 
 /// The point of triangle `a b c` closest to the origin, with its barycentric weights (zero for
 /// the vertices of the region it is not in). A zero-area triangle is its edges.
-#[inline]
+///
+/// The origin's projection on the plane first, then the Voronoi-region walk; both from `c`
+/// (GJK's newest vertex).
+#[inline(always)]
 fn closest_on_triangle(a: Vec3A, b: Vec3A, c: Vec3A) -> (Vec3A, [f32; 3]) {
-    let (ab, ac) = (b - a, c - a);
-    closest_on_face(a, b, c, ab, ac, ab.cross(ac))
+    let (ea, eb) = (a - c, b - c);
+    let n = ea.cross(eb);
+    let (q, [wc, wa, wb]) = projection_inside(c, ea, eb, n, eb.cross(c), c.cross(ea))
+        .unwrap_or_else(|| closest_on_face(c, a, b, ea, eb, n));
+    (q, [wa, wb, wc])
+}
+
+/// The origin's projection `q = n (n·d) / |n|²` on the plane of the triangle `d`, `pᵢ = d + eᵢ`,
+/// `pⱼ = d + eⱼ` (normal `n = eᵢ × eⱼ`) with its weights `[w_d, wᵢ, wⱼ]`, if it is inside.
+///
+/// The weights are `n · ((pⱼ - q) × (d - q))` (for `pᵢ`), `n · ((d - q) × (pᵢ - q))` (for `pⱼ`)
+/// and the rest of `|n|²` (for `d`), over `|n|²`; `q` is along `n`, so they are `n · (eⱼ × d)`
+/// and `n · (d × eᵢ)`, given as `ej_d` and `d_ei`. They are trusted when the angle at `d` is over
+/// about 6° (as in [`closest_on_face`]).
+#[inline(always)]
+fn projection_inside(
+    d: Vec3A,
+    ei: Vec3A,
+    ej: Vec3A,
+    n: Vec3A,
+    ej_d: Vec3A,
+    d_ei: Vec3A,
+) -> Option<(Vec3A, [f32; 3])> {
+    let nn = n.length_squared();
+    let (wi, wj) = (n.dot(ej_d), n.dot(d_ei));
+    let wd = nn - wi - wj;
+    if wi > 0.0 && wj > 0.0 && wd > 0.0 && nn > 1e-2 * ei.length_squared() * ej.length_squared() {
+        let inv = 1.0 / nn;
+        Some((n * (n.dot(d) * inv), [wd * inv, wi * inv, wj * inv]))
+    } else {
+        None
+    }
 }
 
 /// [`closest_on_triangle`] given the edges `ab = b - a`, `ac = c - a` and the normal
@@ -258,24 +291,13 @@ fn closest_on_tetrahedron(p: [Vec3A; 4]) -> Result<(Vec3A, [f32; 4]), [f32; 4]> 
     let flat = !(volume.abs() > 1e-7 * scale * scale.sqrt());
     let beyond = o.map(|o| flat || o * volume < 0.0);
     if !flat {
-        // The origin's projection on face k has the weights `nₖ · ((pⱼ - q) × (d - q))` (for
-        // `pᵢ`), `nₖ · ((d - q) × (pᵢ - q))` (for `pⱼ`) and the rest of `|nₖ|²` (for `d`), over
-        // `|nₖ|²`; `q` is along `nₖ`, so they are `nₖ · (eⱼ × d)` and `nₖ · (d × eᵢ)`. They are
-        // trusted when the face's angle at `d` is over about 6° (as in [`closest_on_face`]).
         let c = [e[0].cross(d), e[1].cross(d), e[2].cross(d)];
         for k in 0..3 {
             let (i, j) = (k, (k + 1) % 3);
-            let nn = n[k].length_squared();
-            let (wi, wj) = (n[k].dot(c[j]), -n[k].dot(c[i]));
-            let wd = nn - wi - wj;
             if beyond[k]
-                && wi > 0.0
-                && wj > 0.0
-                && wd > 0.0
-                && nn > 1e-2 * e[i].length_squared() * e[j].length_squared()
+                && let Some((point, w)) = projection_inside(d, e[i], e[j], n[k], c[j], -c[i])
             {
-                let inv = 1.0 / nn;
-                return Ok((n[k] * (n[k].dot(d) * inv), spread(k, [wd, wi, wj].map(|w| w * inv))));
+                return Ok((point, spread(k, w)));
             }
         }
     }
