@@ -5,9 +5,9 @@
 //! detection of convex objects", 1999): `v` is the point of the current simplex closest to the
 //! origin, the next vertex is the support point of `A - B` along `-v`, and the loop stops when
 //! `|v|² - v·w` (which bounds `|v| (|v| - dist)` from above) falls below a relative tolerance.
-//! The closest point of a simplex is a Voronoi-region walk (segment, triangle); for the
-//! tetrahedron, orientation tests pick the faces the origin is beyond, and the origin's projection
-//! on one of them (usually a face through the newest vertex) is tried before any walk.
+//! The closest point of a simplex is the origin's projection on a face (the triangle, or a face of
+//! the tetrahedron that orientation tests find the origin beyond) when the face holds it, else a
+//! Voronoi-region walk; both start from the newest vertex, which GJK's answer always uses.
 
 use glam::Vec3A;
 
