@@ -5,8 +5,9 @@
 //! detection of convex objects", 1999): `v` is the point of the current simplex closest to the
 //! origin, the next vertex is the support point of `A - B` along `-v`, and the loop stops when
 //! `|v|² - v·w` (which bounds `|v| (|v| - dist)` from above) falls below a relative tolerance.
-//! The closest point of a simplex is a Voronoi-region walk (segment, triangle) and an orientation
-//! test for the tetrahedron.
+//! The closest point of a simplex is the origin's projection on a face (the triangle, or a face of
+//! the tetrahedron that orientation tests find the origin beyond) when the face holds it, else a
+//! Voronoi-region walk; both start from the newest vertex, which GJK's answer always uses.
 
 use glam::Vec3A;
 
@@ -89,27 +90,42 @@ impl Simplex {
     /// Replaces the simplex by the smallest face holding its point closest to the origin and
     /// returns that point. `None` when the origin is inside a full-dimensional tetrahedron.
     pub fn solve(&mut self) -> Option<Vec3A> {
+        match self.closest() {
+            Ok((point, weights)) => {
+                self.reduce(weights);
+                Some(point)
+            }
+            Err(weights) => {
+                self.weights = weights;
+                None
+            }
+        }
+    }
+
+    /// The simplex's point closest to the origin with its weights (zero for the vertices it does
+    /// not need), or `Err(weights)` (the origin's barycentric coordinates) when the origin is
+    /// inside a full-dimensional tetrahedron.
+    #[inline]
+    fn closest(&self) -> Result<(Vec3A, [f32; 4]), [f32; 4]> {
         let p = [self.v[0].w, self.v[1].w, self.v[2].w, self.v[3].w];
-        let (point, weights) = match self.len {
-            1 => (p[0], [1.0, 0.0, 0.0, 0.0]),
+        match self.len {
+            1 => Ok((p[0], [1.0, 0.0, 0.0, 0.0])),
             2 => {
                 let (q, [u, v]) = closest_on_segment(p[0], p[1]);
-                (q, [u, v, 0.0, 0.0])
+                Ok((q, [u, v, 0.0, 0.0]))
             }
             3 => {
                 let (q, [u, v, w]) = closest_on_triangle(p[0], p[1], p[2]);
-                (q, [u, v, w, 0.0])
+                Ok((q, [u, v, w, 0.0]))
             }
-            _ => match closest_on_tetrahedron(p) {
-                Ok(found) => found,
-                Err(weights) => {
-                    self.weights = weights;
-                    return None;
-                }
-            },
-        };
-        // Keep the vertices with positive weight, in order (in place: a kept vertex only moves
-        // down).
+            _ => closest_on_tetrahedron(p),
+        }
+    }
+
+    /// Keeps the vertices of positive weight, in order (in place: a kept vertex only moves down),
+    /// with their weights.
+    #[inline]
+    fn reduce(&mut self, weights: [f32; 4]) {
         let mut len = 0;
         for (i, &w) in weights.iter().enumerate().take(self.len) {
             if w > 0.0 {
@@ -125,7 +141,6 @@ impl Simplex {
             len = 1;
         }
         self.len = len;
-        Some(point)
     }
 }
 
@@ -139,11 +154,51 @@ fn closest_on_segment(a: Vec3A, b: Vec3A) -> (Vec3A, [f32; 2]) {
 }
 
 /// The point of triangle `a b c` closest to the origin, with its barycentric weights (zero for
-/// the vertices of the region it is not in): Ericson's Voronoi-region walk (*Real-Time Collision
-/// Detection*, §5.1.5) with the query point at the origin. A zero-area triangle is its edges.
-#[inline]
+/// the vertices of the region it is not in). A zero-area triangle is its edges.
+///
+/// The origin's projection on the plane first, then the Voronoi-region walk; both from `c`
+/// (GJK's newest vertex).
+#[inline(always)]
 fn closest_on_triangle(a: Vec3A, b: Vec3A, c: Vec3A) -> (Vec3A, [f32; 3]) {
-    let (ab, ac) = (b - a, c - a);
+    let (ea, eb) = (a - c, b - c);
+    let n = ea.cross(eb);
+    let (q, [wc, wa, wb]) = projection_inside(c, ea, eb, n, eb.cross(c), c.cross(ea))
+        .unwrap_or_else(|| closest_on_face(c, a, b, ea, eb, n));
+    (q, [wa, wb, wc])
+}
+
+/// The origin's projection `q = n (n·d) / |n|²` on the plane of the triangle `d`, `pᵢ = d + eᵢ`,
+/// `pⱼ = d + eⱼ` (normal `n = eᵢ × eⱼ`) with its weights `[w_d, wᵢ, wⱼ]`, if it is inside.
+///
+/// The weights are `n · ((pⱼ - q) × (d - q))` (for `pᵢ`), `n · ((d - q) × (pᵢ - q))` (for `pⱼ`)
+/// and the rest of `|n|²` (for `d`), over `|n|²`; `q` is along `n`, so they are `n · (eⱼ × d)`
+/// and `n · (d × eᵢ)`, given as `ej_d` and `d_ei`. They are trusted when the angle at `d` is over
+/// about 6° (as in [`closest_on_face`]).
+#[inline(always)]
+fn projection_inside(
+    d: Vec3A,
+    ei: Vec3A,
+    ej: Vec3A,
+    n: Vec3A,
+    ej_d: Vec3A,
+    d_ei: Vec3A,
+) -> Option<(Vec3A, [f32; 3])> {
+    let nn = n.length_squared();
+    let (wi, wj) = (n.dot(ej_d), n.dot(d_ei));
+    let wd = nn - wi - wj;
+    if wi > 0.0 && wj > 0.0 && wd > 0.0 && nn > 1e-2 * ei.length_squared() * ej.length_squared() {
+        let inv = 1.0 / nn;
+        Some((n * (n.dot(d) * inv), [wd * inv, wi * inv, wj * inv]))
+    } else {
+        None
+    }
+}
+
+/// [`closest_on_triangle`] given the edges `ab = b - a`, `ac = c - a` and the normal
+/// `n = ab × ac`: Ericson's Voronoi-region walk (*Real-Time Collision Detection*, §5.1.5) with
+/// the query point at the origin.
+#[inline(always)]
+fn closest_on_face(a: Vec3A, b: Vec3A, c: Vec3A, ab: Vec3A, ac: Vec3A, n: Vec3A) -> (Vec3A, [f32; 3]) {
     let (d1, d2) = (-ab.dot(a), -ac.dot(a));
     if d1 <= 0.0 && d2 <= 0.0 {
         return (a, [1.0, 0.0, 0.0]);
@@ -174,12 +229,12 @@ fn closest_on_triangle(a: Vec3A, b: Vec3A, c: Vec3A) -> (Vec3A, [f32; 3]) {
     }
     let sum = va + vb + vc;
     // `sum = |ab × ac|²`; the products above carry errors of order `ε |ab|² |ac|²`, so the
-    // weights are good to `ε / sin²(angle at a)`: used when that angle is over about 6°.
+    // weights are good to `ε / sin²(angle at a)`: used when that angle is over about 6°. The
+    // point, the projection `n (n·a) / |n|²`, divides by `|n|²` itself, accurate to a few ulps.
     if sum > 1e-2 * ab.length_squared() * ac.length_squared() {
         let inv = 1.0 / sum;
         let (v, w) = (vb * inv, vc * inv);
-        let n = ab.cross(ac);
-        return (n * (n.dot(a) * inv), [1.0 - v - w, v, w]);
+        return (n * (n.dot(a) / n.length_squared()), [1.0 - v - w, v, w]);
     }
     if sum > 0.0 {
         // A sliver face: the origin's projection on the plane and its barycentric weights in f64
@@ -210,56 +265,80 @@ fn closest_on_triangle(a: Vec3A, b: Vec3A, c: Vec3A) -> (Vec3A, [f32; 3]) {
 }
 
 /// The point of a tetrahedron closest to the origin with its weights, or `Err(weights)` (the
-/// origin's barycentric coordinates) when the origin is inside. The origin is inside when it is
-/// on the inner side of (or on) every face plane; otherwise the closest point is on one of the
-/// faces it is in front of (all faces are tried for a nearly flat tetrahedron).
+/// origin's barycentric coordinates) when the origin is inside.
+///
+/// With `d = p₃` and the edges `eᵢ = pᵢ - d`, the faces through `d` are `(pᵢ, pⱼ, d)` for
+/// `(i, j) = (0, 1), (1, 2), (2, 0)`, with normals `nₖ = eᵢ × eⱼ`. The opposite vertex of each is
+/// at the height `V = det[e₀ e₁ e₂]` over its plane (in units of `|nₖ|`), the origin at
+/// `oₖ = -nₖ · d`: `oₖ / V` is the origin's barycentric weight of that vertex. The origin is
+/// beyond a face when its `o` and `V` differ in sign, inside the tetrahedron when beyond none.
+///
+/// Otherwise the closest point is on a face the origin is beyond, and it is the origin's
+/// projection on the first such face that holds it (the origin is then in the face's normal
+/// cone); else the nearest of those faces' closest points. GJK adds `d` to a triangle whose
+/// closest point was inside it and below which it lies, so the answer is on a face through `d`:
+/// those share the edges and normals above, the projections are tried before any Voronoi-region
+/// walk, and the old face `p₀ p₁ p₂` costs one orientation test. A nearly flat tetrahedron
+/// (whose sides rounding cannot tell) is the union of its three faces through `d` (a point of
+/// the old face lies between `d` and the far edge it is seen through from `d`).
 fn closest_on_tetrahedron(p: [Vec3A; 4]) -> Result<(Vec3A, [f32; 4]), [f32; 4]> {
-    const FACES: [([usize; 3], usize); 4] = [([0, 1, 2], 3), ([0, 3, 1], 2), ([0, 2, 3], 1), ([1, 3, 2], 0)];
-    let volume = (p[1] - p[0]).dot((p[2] - p[0]).cross(p[3] - p[0]));
-    let scale = (p[1] - p[0])
-        .length_squared()
-        .max((p[2] - p[0]).length_squared())
-        .max((p[3] - p[0]).length_squared());
+    let d = p[3];
+    let e = [p[0] - d, p[1] - d, p[2] - d];
+    let n = [e[0].cross(e[1]), e[1].cross(e[2]), e[2].cross(e[0])];
+    let volume = n[0].dot(e[2]);
+    let o = [-n[0].dot(d), -n[1].dot(d), -n[2].dot(d)];
+    let scale = e[0].length_squared().max(e[1].length_squared()).max(e[2].length_squared());
     let flat = !(volume.abs() > 1e-7 * scale * scale.sqrt());
+    let beyond = o.map(|o| flat || o * volume < 0.0);
+    if !flat {
+        let c = [e[0].cross(d), e[1].cross(d), e[2].cross(d)];
+        for k in 0..3 {
+            let (i, j) = (k, (k + 1) % 3);
+            if beyond[k]
+                && let Some((point, w)) = projection_inside(d, e[i], e[j], n[k], c[j], -c[i])
+            {
+                return Ok((point, spread(k, w)));
+            }
+        }
+    }
     let mut best: Option<(f32, Vec3A, [f32; 4])> = None;
-    for (f, _) in FACES {
-        let n = (p[f[1]] - p[f[0]]).cross(p[f[2]] - p[f[0]]);
-        // The signed distance (unnormalised) of the origin from the face's plane; the opposite
-        // vertex's is `volume` for every face of the table (each is an even permutation of
-        // `[0, 1, 2]` opposite 3), so the origin is beyond the face when the signs differ.
-        let o = -n.dot(p[f[0]]);
-        if !flat && o * volume >= 0.0 {
+    for k in 0..3 {
+        if !beyond[k] {
             continue;
         }
-        let (point, w) = closest_on_triangle(p[f[0]], p[f[1]], p[f[2]]);
-        let d = point.length_squared();
-        if best.is_none_or(|b| d < b.0) {
-            let mut weights = [0.0; 4];
-            for k in 0..3 {
-                weights[f[k]] = w[k];
-            }
-            // The origin's projection inside a face it is beyond is the closest point of the
-            // whole tetrahedron (the origin lies in that face's normal cone), so no other face
-            // can do better.
-            if !flat && w.iter().all(|&x| x > 0.0) {
-                return Ok((point, weights));
-            }
-            best = Some((d, point, weights));
+        let (i, j) = (k, (k + 1) % 3);
+        let (point, w) = closest_on_face(d, p[i], p[j], e[i], e[j], n[k]);
+        let dist = point.length_squared();
+        if best.is_none_or(|b| dist < b.0) {
+            best = Some((dist, point, spread(k, w)));
+        }
+    }
+    // The old face: `o₃ = p₀ · ((p₁ - p₀) × (p₂ - p₀))` (its weight of `d`; `V - o₀ - o₁ - o₂`
+    // in exact arithmetic).
+    let o3 = p[0].dot((p[1] - p[0]).cross(p[2] - p[0]));
+    if !flat && o3 * volume < 0.0 {
+        let (point, [u, v, w]) = closest_on_triangle(p[0], p[1], p[2]);
+        if best.is_none_or(|b| point.length_squared() < b.0) {
+            best = Some((point.length_squared(), point, [u, v, w, 0.0]));
         }
     }
     match best {
         Some((_, point, weights)) => Ok((point, weights)),
         None => {
-            // Barycentric weights: the ratio of the sub-volumes opposite each vertex.
             let inv = 1.0 / volume;
-            let mut weights = [0.0; 4];
-            for (i, w) in weights.iter_mut().enumerate() {
-                let mut q = p;
-                q[i] = Vec3A::ZERO;
-                *w = (q[1] - q[0]).dot((q[2] - q[0]).cross(q[3] - q[0])) * inv;
-            }
-            Err(weights)
+            Err([o[1] * inv, o[2] * inv, o[0] * inv, o3 * inv])
         }
+    }
+}
+
+/// The tetrahedron's weights from those `[w_d, wᵢ, wⱼ]` of its face `k` through `d = p₃` (see
+/// [`closest_on_tetrahedron`]).
+#[inline(always)]
+fn spread(k: usize, [wd, wi, wj]: [f32; 3]) -> [f32; 4] {
+    match k {
+        0 => [wi, wj, 0.0, wd],
+        1 => [0.0, wi, wj, wd],
+        _ => [wj, 0.0, wi, wd],
     }
 }
 
@@ -331,29 +410,33 @@ pub(crate) fn gjk(
         {
             break;
         }
-        let previous_v2 = v2;
+        let previous_len = simplex.len;
         simplex.v[simplex.len] = vert;
         simplex.len += 1;
-        match simplex.solve() {
-            None => {
+        let (p, weights) = match simplex.closest() {
+            Ok(found) => found,
+            Err(weights) => {
+                simplex.weights = weights;
                 save(cache, &simplex);
                 return GjkResult::Overlapping { simplex };
             }
-            Some(p) => {
-                v = p;
-                v2 = v.length_squared();
-            }
-        }
+        };
+        let p2 = p.length_squared();
         // (The largest |w|² of every vertex added so far bounds the simplex's from above.)
         max_w2 = max_w2.max(vert.w.length_squared());
-        if v2 <= 1e-10 * max_w2 {
+        if p2 <= 1e-10 * max_w2 {
+            simplex.reduce(weights);
             save(cache, &simplex);
             return GjkResult::Overlapping { simplex };
         }
-        if v2 >= previous_v2 {
-            // No progress: only rounding separates the new point from the old one.
+        if p2 >= v2 {
+            // No progress: only rounding separates the new point from the old one, which stays
+            // with its simplex (the new vertex is dropped).
+            simplex.len = previous_len;
             break;
         }
+        simplex.reduce(weights);
+        (v, v2) = (p, p2);
     }
     save(cache, &simplex);
     GjkResult::Separated { v, simplex }
@@ -435,30 +518,97 @@ pub(crate) fn gjk_ray_cast(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::primitive::closest_point_triangle;
-    use glam::Vec3;
-    use kollide_testkit::random;
+    use glam::{DVec3, Vec3};
+    use kollide_testkit::random::{self, TestRng};
+    use kollide_testkit::reference_primitive::closest_point_triangle_reference;
+    use rand::Rng;
 
-    /// The tetrahedron's point closest to the origin by brute force: the origin itself when it
-    /// is inside (on the inner side of every face), else the nearest of the four faces' closest
-    /// points, each found by the primitive query (independent code).
-    fn brute_force(p: [Vec3; 4]) -> f32 {
+    /// The distance from the origin to a tetrahedron by brute force in `f64`: zero when the origin
+    /// is on the inner side of every face, else the nearest of the four faces' closest points
+    /// (found by the reference projection, independent code).
+    fn brute_force(p: [Vec3; 4]) -> f64 {
         const FACES: [[usize; 3]; 4] = [[0, 1, 2], [0, 3, 1], [0, 2, 3], [1, 3, 2]];
-        let volume = (p[1] - p[0]).dot((p[2] - p[0]).cross(p[3] - p[0]));
-        let inside =
-            FACES.iter().all(|f| -(p[f[1]] - p[f[0]]).cross(p[f[2]] - p[f[0]]).dot(p[f[0]]) * volume >= 0.0);
-        if inside {
+        let q = p.map(|x| x.as_dvec3());
+        let side = |f: &[usize; 3], x: DVec3| (q[f[1]] - q[f[0]]).cross(q[f[2]] - q[f[0]]).dot(x - q[f[0]]);
+        let volume = side(&FACES[0], q[3]);
+        if FACES.iter().all(|f| side(f, DVec3::ZERO) * volume >= 0.0) {
             return 0.0;
         }
         FACES
             .iter()
-            .map(|f| closest_point_triangle(Vec3::ZERO, &[p[f[0]], p[f[1]], p[f[2]]]).point.length())
-            .fold(f32::INFINITY, f32::min)
+            .map(|f| closest_point_triangle_reference(Vec3::ZERO, &f.map(|i| p[i])).length())
+            .fold(f64::INFINITY, f64::min)
+    }
+
+    /// Checks that `weights` are a convex combination of `p` giving `point`; returns `|point|`.
+    fn check_weights(p: &[Vec3], weights: &[f32], point: Vec3A, case: usize) -> f64 {
+        let sum: f32 = weights.iter().sum();
+        assert!(weights.iter().all(|&w| w >= 0.0) && (sum - 1.0).abs() <= 1e-4, "case {case}: {weights:?}");
+        let combined: Vec3A = p.iter().zip(weights).map(|(&x, &w)| Vec3A::from(x) * w).sum();
+        let size = p.iter().map(|x| x.length()).fold(0.0, f32::max);
+        assert!(
+            (combined - point).length() <= 1e-5 * size,
+            "case {case}: weights give {combined}, not {point}"
+        );
+        f64::from(point.length())
+    }
+
+    /// A tetrahedron as GJK builds one: a triangle whose point closest to the origin, `v`, is
+    /// inside it, and a fourth vertex `d` below the plane through `v` normal to `v` (on the
+    /// origin's side); a few are nearly flat (`d` just below that plane), a few triangles are
+    /// slivers, and some `d` pass the origin (which is then often inside).
+    fn gjk_tetrahedron(rng: &mut TestRng, case: usize) -> [Vec3; 4] {
+        let n = random::unit3(rng);
+        let h = rng.random_range(0.01..2.0f32);
+        let v = n * h;
+        let (t1, t2) = n.any_orthonormal_pair();
+        let size = rng.random_range(0.05..2.0f32);
+        let offset = |rng: &mut TestRng| {
+            (t1 * rng.random_range(-1.0..1.0f32) + t2 * rng.random_range(-1.0..1.0f32)) * size
+        };
+        let (o0, mut o1) = (offset(rng), offset(rng));
+        if case % 7 == 0 {
+            o1 = -o0 * 0.7 + o1 * 0.01;
+        }
+        let l = [0; 3].map(|_| rng.random_range(0.05..1.0f32));
+        let o2 = -(o0 * l[0] + o1 * l[1]) / l[2];
+        let height = if case % 5 == 0 {
+            h * rng.random_range(1e-7..1e-4f32)
+        } else {
+            h * rng.random_range(1e-3..2.5f32)
+        };
+        let d = v + offset(rng) - n * height;
+        [v + o0, v + o1, v + o2, d]
     }
 
     #[test]
-    fn tetrahedron_solver_matches_brute_force() {
+    fn tetrahedron_solver_matches_brute_force_on_gjk_steps() {
         let mut rng = random::rng(41);
+        let (mut outside, mut flat) = (0, 0);
+        for case in 0..20_000 {
+            let p = gjk_tetrahedron(&mut rng, case);
+            let expected = brute_force(p);
+            match closest_on_tetrahedron(p.map(Vec3A::from)) {
+                Ok((point, weights)) => {
+                    let got = check_weights(&p, &weights, point, case);
+                    let scale = p.iter().map(|x| x.length()).fold(0.0, f32::max) as f64;
+                    assert!(
+                        (got - expected).abs() <= 1e-6 * scale,
+                        "case {case}: {got} vs brute force {expected} ({p:?})"
+                    );
+                    outside += 1;
+                    flat += usize::from(case % 5 == 0);
+                }
+                Err(_) => assert!(expected <= 1e-6, "case {case}: inside, but brute force gives {expected}"),
+            }
+        }
+        assert!(outside > 15_000 && flat > 3_000, "only {outside} cases outside, {flat} flat");
+    }
+
+    /// Any tetrahedron (a cached warm start, a ray cast's simplex after the ray point moved).
+    #[test]
+    fn tetrahedron_solver_matches_brute_force() {
+        let mut rng = random::rng(42);
         let mut outside = 0;
         for case in 0..20_000 {
             // Tetrahedra around the origin at random offsets: inside, beyond one face, beyond
@@ -472,24 +622,38 @@ mod tests {
                 }
             }
             let expected = brute_force(p);
-            let got = match closest_on_tetrahedron(p.map(Vec3A::from)) {
+            match closest_on_tetrahedron(p.map(Vec3A::from)) {
                 Ok((point, weights)) => {
-                    // The weights reproduce the point.
-                    let sum: Vec3A = (0..4).map(|i| Vec3A::from(p[i]) * weights[i]).sum();
+                    let got = check_weights(&p, &weights, point, case);
                     assert!(
-                        (sum - point).length() <= 1e-4,
-                        "case {case}: weights {weights:?} give {sum} not {point}"
+                        (got - expected).abs() <= 1e-6 * (1.0 + expected),
+                        "case {case}: {got} vs brute force {expected}"
                     );
                     outside += 1;
-                    point.length()
                 }
-                Err(_) => 0.0,
-            };
-            assert!(
-                (got - expected).abs() <= 1e-4 * (1.0 + expected),
-                "case {case}: {got} vs brute force {expected}"
-            );
+                Err(_) => assert!(expected <= 1e-6, "case {case}: inside, but brute force gives {expected}"),
+            }
         }
         assert!(outside > 10_000, "only {outside} cases outside");
+    }
+
+    #[test]
+    fn triangle_solver_matches_brute_force() {
+        let mut rng = random::rng(43);
+        for case in 0..20_000 {
+            // Triangles near the origin; every fourth a sliver, every tenth collinear.
+            let center = random::point3(&mut rng, 1.5);
+            let mut p = random::triangle3(&mut rng, center, 1.0);
+            if case % 4 == 0 {
+                p[2] = p[0].lerp(p[1], rng.random_range(-0.5..1.5)) + random::point3(&mut rng, 1e-3);
+            }
+            if case % 10 == 0 {
+                p[2] = p[0].lerp(p[1], rng.random_range(-0.5..1.5));
+            }
+            let expected = closest_point_triangle_reference(Vec3::ZERO, &p).length();
+            let (point, weights) = closest_on_triangle(p[0].into(), p[1].into(), p[2].into());
+            let got = check_weights(&p, &weights, point, case);
+            assert!((got - expected).abs() <= 1e-6 * (1.0 + expected), "case {case}: {got} vs {expected}");
+        }
     }
 }
