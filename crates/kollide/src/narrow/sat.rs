@@ -9,7 +9,6 @@ use glam::{Mat3A, Vec3, Vec3A, Vec3Swizzles};
 
 use super::epa::Flat;
 use super::{FrameContact, Side};
-use crate::primitive::closest_points_segment_segment;
 
 /// The contact of two spheres `(ca, ra)`, `(cb, rb)`; the normal for concentric spheres is `+y`.
 #[inline]
@@ -33,9 +32,11 @@ fn clamp01(x: f32) -> f32 {
 }
 
 /// The closest points of segments `a0 a1` and `b0 b1`: the algorithm of
-/// [`closest_points_segment_segment`] (Ericson, *Real-Time Collision Detection*, §5.1.9) with
-/// both clamping cases computed and selected instead of branched on, since random pairs take
-/// every case and a mispredicted branch costs more than a division.
+/// [`closest_points_segment_segment`](crate::primitive::closest_points_segment_segment) (Ericson,
+/// *Real-Time Collision Detection*, §5.1.9), with the same results for finite input, but both
+/// clamping cases computed and selected instead of branched on, since random pairs (capsules, and
+/// the edges of box contacts) take every case and a mispredicted branch costs more than a
+/// division.
 #[inline(always)]
 pub(crate) fn segment_segment(a0: Vec3A, a1: Vec3A, b0: Vec3A, b1: Vec3A) -> (Vec3A, Vec3A) {
     let (d1, d2, r) = (a1 - a0, b1 - b0, a0 - b0);
@@ -250,13 +251,8 @@ pub(crate) fn cuboid_cuboid(
         let n = flip(ax.col(i).cross(bx.col(j)).normalize());
         let (a0, a1) = ba.edge(i, n);
         let (b0, b1) = bb.edge(j, -n);
-        let c = closest_points_segment_segment(a0.into(), a1.into(), b0.into(), b1.into());
-        return Some(Some(FrameContact {
-            point_a: c.point_a.into(),
-            point_b: c.point_b.into(),
-            normal: n,
-            separation: -depth,
-        }));
+        let (point_a, point_b) = segment_segment(a0, a1, b0, b1);
+        return Some(Some(FrameContact { point_a, point_b, normal: n, separation: -depth }));
     }
     let (depth, k) = best_face;
     Some(Some(if k < 3 {
@@ -467,13 +463,8 @@ pub(crate) fn cuboid_triangle(
         let (depth, n, i, j) = best_edge;
         let (a0, a1) = bx.edge(i, n);
         let (b0, b1) = (t[j], t[(j + 1) % 3]);
-        let c = closest_points_segment_segment(a0.into(), a1.into(), b0.into(), b1.into());
-        let local = FrameContact {
-            point_a: c.point_a.into(),
-            point_b: c.point_b.into(),
-            normal: n,
-            separation: -depth,
-        };
+        let (point_a, point_b) = segment_segment(a0, a1, b0, b1);
+        let local = FrameContact { point_a, point_b, normal: n, separation: -depth };
         return Some(Some(local.mapped(&axes, center)));
     }
     let (depth, n, k) = best_face;
