@@ -156,8 +156,22 @@ fn local_feature(side: &Side, d: Vec3A, f: &mut Feature) {
         // A box face needs only the signs and the largest component of `d`: no normalisation.
         return cuboid_feature(c.half_extents.into(), d, f);
     }
-    let dn = d.normalize_or_zero();
     let core = side.margin > 0.0;
+    let triangle = match side.shape {
+        S::Triangle(t) => Some(&t.points),
+        S::RoundedTriangle(r) if core => Some(&r.inner.points),
+        _ => None,
+    };
+    if let Some(points) = triangle {
+        // Neither `d` nor the triangle's normal needs normalising (see `triangle_feature`): a
+        // placed normal is normalised in the frame, the identity's here.
+        triangle_feature(points, d, f);
+        if side.matrix.is_none() {
+            f.normal = f.normal.normalize_or_zero();
+        }
+        return;
+    }
+    let dn = d.normalize_or_zero();
     match side.shape {
         S::Ball(_) if core => f.set_point(Vec3A::ZERO, 0),
         S::Capsule(c) if core => {
@@ -175,8 +189,6 @@ fn local_feature(side: &Side, d: Vec3A, f: &mut Feature) {
         }
         S::Cone(c) => cone_feature(c.half_height, c.radius, dn, side.shape, f),
         S::RoundedCone(r) if core => cone_feature(r.inner.half_height, r.inner.radius, dn, side.shape, f),
-        S::Triangle(t) => triangle_feature(&t.points, dn, f),
-        S::RoundedTriangle(r) if core => triangle_feature(&r.inner.points, dn, f),
         S::Hull(h) => hull_feature(h, dn, f),
         S::RoundedHull(r) if core => hull_feature(&r.inner, dn, f),
         // Curved whole shapes (a ball, capsule or rounded shape under a non-similar map).
@@ -229,11 +241,15 @@ fn cone_feature(h: f32, r: f32, d: Vec3A, shape: &ConvexShape, f: &mut Feature) 
     }
 }
 
+/// The triangle's face when its normal `n` is within 60° of `d` (`|n·d| >= |n| |d| / 2`, squared:
+/// no square root), else its edge farthest along `d`. The face normal is left unnormalised (the
+/// caller normalises it in the frame); a zero-area triangle has no face.
 fn triangle_feature(t: &[Vec3; 3], d: Vec3A, f: &mut Feature) {
     let p = t.map(Vec3A::from);
-    let n = (p[1] - p[0]).cross(p[2] - p[0]).normalize_or_zero();
-    if n.dot(d).abs() >= 0.5 {
-        let sign = if n.dot(d) < 0.0 { -1.0 } else { 1.0 };
+    let n = (p[1] - p[0]).cross(p[2] - p[0]);
+    let (nd, n2) = (n.dot(d), n.length_squared());
+    if nd * nd >= 0.25 * n2 * d.length_squared() && n2 > 0.0 && n2 < f32::INFINITY {
+        let sign = if nd < 0.0 { -1.0 } else { 1.0 };
         f.set(&p, n * sign, u32::from(sign > 0.0));
     } else {
         // The edge through the two vertices farthest along `d`.
