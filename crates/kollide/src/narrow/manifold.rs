@@ -28,8 +28,10 @@ const SEGMENT_SIN: f32 = 0.02;
 const MAX_FEATURE: usize = 16;
 /// Capacity of a clipped polygon.
 const MAX_CLIP: usize = 2 * MAX_FEATURE;
+/// Capacity of a feature of a box or a triangle (see [`build`]).
+const SMALL_FEATURE: usize = 4;
 /// Capacity of the clipped polygon of two features of at most eight points in all.
-const SMALL_CLIP: usize = 8;
+const SMALL_CLIP: usize = 2 * SMALL_FEATURE;
 
 /// One point of a [`ContactManifold`].
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -100,30 +102,30 @@ impl PartialEq for ContactManifold {
     }
 }
 
-/// A supporting feature in the query frame.
+/// A supporting feature in the query frame, of at most `N` points.
 #[derive(Clone, Copy)]
-struct Feature {
-    pts: [Vec3A; MAX_FEATURE],
+struct Feature<const N: usize = MAX_FEATURE> {
+    pts: [Vec3A; N],
     len: usize,
     /// Outward unit normal for a face, zero otherwise.
     normal: Vec3A,
     id: u32,
 }
 
-impl Feature {
+impl<const N: usize> Feature<N> {
     fn new() -> Self {
-        Self { pts: [Vec3A::ZERO; MAX_FEATURE], len: 0, normal: Vec3A::ZERO, id: 0 }
+        Self { pts: [Vec3A::ZERO; N], len: 0, normal: Vec3A::ZERO, id: 0 }
     }
 
-    /// Makes this the feature with these points (at most [`MAX_FEATURE`]).
+    /// Makes this the feature with these points (at most `N`).
     fn set(&mut self, points: &[Vec3A], normal: Vec3A, id: u32) {
-        let len = points.len().min(MAX_FEATURE);
+        let len = points.len().min(N);
         self.pts[..len].copy_from_slice(&points[..len]);
         (self.len, self.normal, self.id) = (len, normal, id);
     }
 
     fn push(&mut self, p: Vec3A) {
-        if self.len < MAX_FEATURE {
+        if self.len < N {
             self.pts[self.len] = p;
             self.len += 1;
         }
@@ -152,25 +154,10 @@ fn radial(d: Vec3A) -> Vec3A {
 /// returned by value, their point arrays were copied on every call.)
 fn local_feature(side: &Side, d: Vec3A, f: &mut Feature) {
     use ConvexShape as S;
-    if let S::Cuboid(c) = side.shape {
-        // A box face needs only the signs and the largest component of `d`: no normalisation.
-        return cuboid_feature(c.half_extents.into(), d, f);
-    }
-    let core = side.margin > 0.0;
-    let triangle = match side.shape {
-        S::Triangle(t) => Some(&t.points),
-        S::RoundedTriangle(r) if core => Some(&r.inner.points),
-        _ => None,
-    };
-    if let Some(points) = triangle {
-        // Neither `d` nor the triangle's normal needs normalising (see `triangle_feature`): a
-        // placed normal is normalised in the frame, the identity's here.
-        triangle_feature(points, d, f);
-        if side.matrix.is_none() {
-            f.normal = f.normal.normalize_or_zero();
-        }
+    if polygon_feature(side, d, f) {
         return;
     }
+    let core = side.margin > 0.0;
     let dn = d.normalize_or_zero();
     match side.shape {
         S::Ball(_) if core => f.set_point(Vec3A::ZERO, 0),
@@ -196,7 +183,50 @@ fn local_feature(side: &Side, d: Vec3A, f: &mut Feature) {
     }
 }
 
-fn cuboid_feature(h: Vec3A, d: Vec3A, f: &mut Feature) {
+/// [`local_feature`] for boxes and triangles (features of at most [`SMALL_FEATURE`] points);
+/// `false`, and `f` untouched, for other shapes.
+fn polygon_feature<const N: usize>(side: &Side, d: Vec3A, f: &mut Feature<N>) -> bool {
+    use ConvexShape as S;
+    let points = match side.shape {
+        S::Cuboid(c) => {
+            // A box face needs only the signs and the largest component of `d`: no normalisation.
+            cuboid_feature(c.half_extents.into(), d, f);
+            return true;
+        }
+        S::Triangle(t) => &t.points,
+        S::RoundedTriangle(r) if side.margin > 0.0 => &r.inner.points,
+        _ => return false,
+    };
+    // Neither `d` nor the triangle's normal needs normalising (see `triangle_feature`): a placed
+    // normal is normalised in the frame, the identity's here.
+    triangle_feature(points, d, f);
+    if side.matrix.is_none() {
+        f.normal = f.normal.normalize_or_zero();
+    }
+    true
+}
+
+/// Fills a feature of capacity `N` (see [`build`]).
+trait Fill {
+    fn fill(&mut self, side: &Side, d: Vec3A);
+}
+
+impl Fill for Feature<MAX_FEATURE> {
+    #[inline]
+    fn fill(&mut self, side: &Side, d: Vec3A) {
+        local_feature(side, d, self);
+    }
+}
+
+impl Fill for Feature<SMALL_FEATURE> {
+    #[inline]
+    fn fill(&mut self, side: &Side, d: Vec3A) {
+        let polygon = polygon_feature(side, d, self);
+        debug_assert!(polygon, "small features are for boxes and triangles");
+    }
+}
+
+fn cuboid_feature<const N: usize>(h: Vec3A, d: Vec3A, f: &mut Feature<N>) {
     let a = d.abs();
     let i = if a.x >= a.y && a.x >= a.z {
         0
@@ -244,7 +274,7 @@ fn cone_feature(h: f32, r: f32, d: Vec3A, shape: &ConvexShape, f: &mut Feature) 
 /// The triangle's face when its normal `n` is within 60° of `d` (`|n·d| >= |n| |d| / 2`, squared:
 /// no square root), else its edge farthest along `d`. The face normal is left unnormalised (the
 /// caller normalises it in the frame); a zero-area triangle has no face.
-fn triangle_feature(t: &[Vec3; 3], d: Vec3A, f: &mut Feature) {
+fn triangle_feature<const N: usize>(t: &[Vec3; 3], d: Vec3A, f: &mut Feature<N>) {
     let p = t.map(Vec3A::from);
     let n = (p[1] - p[0]).cross(p[2] - p[0]);
     let (nd, n2) = (n.dot(d), n.length_squared());
@@ -281,8 +311,11 @@ fn hull_feature(h: &crate::shape::ConvexHull, d: Vec3A, f: &mut Feature) {
 
 /// Writes to `f` the feature of a side along the frame direction `dir`, in the frame, pushed by
 /// `offset`.
-fn frame_feature(side: &Side, dir: Vec3A, offset: Vec3A, f: &mut Feature) {
-    local_feature(side, side.dir_to_local(dir), f);
+fn frame_feature<const N: usize>(side: &Side, dir: Vec3A, offset: Vec3A, f: &mut Feature<N>)
+where
+    Feature<N>: Fill,
+{
+    f.fill(side, side.dir_to_local(dir));
     for p in &mut f.pts[..f.len] {
         *p = side.place(*p) + offset;
     }
@@ -302,7 +335,11 @@ struct ClipPoint {
 /// a segment or a point is clipped as such). Returns the number of points written. Each plane
 /// adds at most one point, so buffers of `incident.len + reference.len` points suffice (`N` is at
 /// least that, or [`MAX_CLIP`]).
-fn clip<const N: usize>(reference: &Feature, incident: &Feature, out: &mut [ClipPoint; N]) -> usize {
+fn clip<const N: usize, const F: usize>(
+    reference: &Feature<F>,
+    incident: &Feature<F>,
+    out: &mut [ClipPoint; N],
+) -> usize {
     // Two buffers used alternately: `out` holds the polygon before each plane.
     let mut buf = [ClipPoint::default(); N];
     let mut n = incident.len;
@@ -369,9 +406,39 @@ fn clip<const N: usize>(reference: &Feature, incident: &Feature, out: &mut [Clip
 }
 
 /// Builds the manifold of a contact in the query frame.
+///
+/// Boxes and triangles against each other use features of [`SMALL_FEATURE`] points: the same
+/// steps and results, on arrays a quarter the size to set up.
 pub(crate) fn build(a: &Side, b: &Side, c: &FrameContact, prediction: f32, out: &mut ContactManifold) {
+    if is_polygon(a) && is_polygon(b) {
+        build_with::<SMALL_FEATURE>(a, b, c, prediction, out);
+    } else {
+        build_with::<MAX_FEATURE>(a, b, c, prediction, out);
+    }
+}
+
+/// Whether the side's features are those of [`polygon_feature`].
+fn is_polygon(side: &Side) -> bool {
+    use ConvexShape as S;
+    match side.shape {
+        S::Cuboid(_) | S::Triangle(_) => true,
+        S::RoundedTriangle(_) => side.margin > 0.0,
+        _ => false,
+    }
+}
+
+/// [`build`] with features of capacity `N`.
+fn build_with<const N: usize>(
+    a: &Side,
+    b: &Side,
+    c: &FrameContact,
+    prediction: f32,
+    out: &mut ContactManifold,
+) where
+    Feature<N>: Fill,
+{
     let n = c.normal;
-    let (mut fa, mut fb) = (Feature::new(), Feature::new());
+    let (mut fa, mut fb) = (Feature::<N>::new(), Feature::<N>::new());
     frame_feature(a, n, Vec3A::ZERO, &mut fa);
     frame_feature(b, -n, Vec3A::ZERO, &mut fb);
     let align_a = if fa.len >= 3 { fa.normal.dot(n) } else { -1.0 };
@@ -382,7 +449,7 @@ pub(crate) fn build(a: &Side, b: &Side, c: &FrameContact, prediction: f32, out: 
         // normal), so that swapping A and B, which keeps the reference face, keeps it too.
         // (When the reference normal is the contact normal, the incident feature is the one
         // already found along it.) Features are shifted in place, never moved.
-        let shift = |f: &mut Feature, offset: Vec3A| {
+        let shift = |f: &mut Feature<N>, offset: Vec3A| {
             for p in &mut f.pts[..f.len] {
                 *p += offset;
             }
@@ -428,25 +495,33 @@ pub(crate) fn build(a: &Side, b: &Side, c: &FrameContact, prediction: f32, out: 
 /// Clips `incident` against the `reference` face and writes the clipped points within
 /// `prediction` of the reference plane (at most four, see [`reduce`]) to `out`; `false` when
 /// there is none.
-fn clipped_points(
-    reference: &Feature,
-    incident: &Feature,
+fn clipped_points<const F: usize>(
+    reference: &Feature<F>,
+    incident: &Feature<F>,
     reference_is_a: bool,
     prediction: f32,
     out: &mut ContactManifold,
 ) -> bool {
     // Box faces and triangles against each other need small buffers, cheaper to set up than full
-    // ones (box–triangle manifolds 130 -> 126 ns); only the buffer used is initialised.
-    let (mut small, mut full);
-    let clipped: &[ClipPoint] = if incident.len + reference.len <= SMALL_CLIP {
-        small = [ClipPoint::default(); SMALL_CLIP];
-        let k = clip(reference, incident, &mut small);
-        &small[..k]
+    // ones (box–triangle manifolds 130 -> 126 ns).
+    if incident.len + reference.len <= SMALL_CLIP {
+        clipped_points_in::<SMALL_CLIP, F>(reference, incident, reference_is_a, prediction, out)
     } else {
-        full = [ClipPoint::default(); MAX_CLIP];
-        let k = clip(reference, incident, &mut full);
-        &full[..k]
-    };
+        clipped_points_in::<MAX_CLIP, F>(reference, incident, reference_is_a, prediction, out)
+    }
+}
+
+/// [`clipped_points`] with buffers of `C` points (at least `incident.len + reference.len`).
+fn clipped_points_in<const C: usize, const F: usize>(
+    reference: &Feature<F>,
+    incident: &Feature<F>,
+    reference_is_a: bool,
+    prediction: f32,
+    out: &mut ContactManifold,
+) -> bool {
+    let mut buffer = [ClipPoint::default(); C];
+    let k = clip(reference, incident, &mut buffer);
+    let clipped = &buffer[..k];
     let nr = reference.normal;
     let point = |q: &ClipPoint| {
         let s = (q.p - reference.pts[0]).dot(nr);
@@ -467,11 +542,11 @@ fn clipped_points(
         }
         out.len = count;
     } else {
-        let mut candidates = [ManifoldPoint::default(); MAX_CLIP];
+        let mut candidates = [ManifoldPoint::default(); C];
         for (slot, q) in candidates.iter_mut().zip(clipped.iter().filter(kept)) {
             *slot = point(q);
         }
-        reduce(&candidates[..count], out);
+        reduce::<C>(&candidates[..count], out);
     }
     true
 }
@@ -479,8 +554,9 @@ fn clipped_points(
 /// Keeps at most four of the points, chosen so that swapping A and B keeps the same ones: the
 /// deepest point (among points within rounding of the deepest, the extreme one along a tangent
 /// fixed by the normal's line), the point farthest from it, the point making the largest triangle
-/// with those two, and the point farthest on the other side of their line.
-fn reduce(points: &[ManifoldPoint], out: &mut ContactManifold) {
+/// with those two, and the point farthest on the other side of their line. (`C`: the capacity
+/// of the scratch buffer, at least the number of points.)
+fn reduce<const C: usize>(points: &[ManifoldPoint], out: &mut ContactManifold) {
     if points.len() <= 4 {
         out.points[..points.len()].copy_from_slice(points);
         out.len = points.len();
@@ -494,22 +570,27 @@ fn reduce(points: &[ManifoldPoint], out: &mut ContactManifold) {
             -normal
         };
     let tangent = canonical.any_orthonormal_vector();
-    let mut mid = [Vec3A::ZERO; MAX_CLIP];
+    let mut mid = [Vec3A::ZERO; C];
     for (m, p) in mid.iter_mut().zip(points) {
         *m = (Vec3A::from(p.point_a) + Vec3A::from(p.point_b)) * 0.5;
     }
-    let argmax = |f: &dyn Fn(usize) -> f32| -> usize {
-        (0..points.len()).fold(0, |best, i| if f(i) > f(best) { i } else { best })
-    };
+    // The first index of the largest `f` (generic, not `dyn`: the closures inline; each value
+    // computed once).
+    fn argmax(len: usize, f: impl Fn(usize) -> f32) -> usize {
+        let first = (0, f(0));
+        (1..len).map(|i| (i, f(i))).fold(first, |best, x| if x.1 > best.1 { x } else { best }).0
+    }
+    let count = points.len();
     // The deepest point always stays (ties within rounding broken by the tangent, not by order).
     let deepest = points.iter().map(|p| p.separation).fold(f32::INFINITY, f32::min);
     let band = deepest + 1e-5 * (1.0 + deepest.abs());
-    let i0 = argmax(&|i| if points[i].separation <= band { mid[i].dot(tangent) } else { f32::NEG_INFINITY });
-    let i1 = argmax(&|i| mid[i].distance_squared(mid[i0]));
+    let i0 =
+        argmax(count, |i| if points[i].separation <= band { mid[i].dot(tangent) } else { f32::NEG_INFINITY });
+    let i1 = argmax(count, |i| mid[i].distance_squared(mid[i0]));
     let area = |i: usize| (mid[i1] - mid[i0]).cross(mid[i] - mid[i0]).dot(canonical);
-    let i2 = argmax(&|i| area(i).abs());
+    let i2 = argmax(count, |i| area(i).abs());
     let sign = if area(i2) < 0.0 { 1.0 } else { -1.0 };
-    let i3 = argmax(&|i| sign * area(i));
+    let i3 = argmax(count, |i| sign * area(i));
     let mut len = 0;
     for i in [i0, i1, i2, i3] {
         if !out.points[..len].iter().any(|q| *q == points[i]) {
@@ -518,4 +599,82 @@ fn reduce(points: &[ManifoldPoint], out: &mut ContactManifold) {
         }
     }
     out.len = len;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::narrow::{GjkCache, contact_in_frame, setup};
+    use crate::shape::{Cuboid, Triangle};
+    use glam::{Affine3A, Quat};
+    use kollide_testkit::random;
+    use rand::Rng;
+
+    /// Box–triangle manifolds from small features equal, bit for bit and with the same ids, the
+    /// manifolds from full ones, on random pairs in both orders: deep and near (a positive
+    /// prediction), rigid, similar and sheared placements, and resting pairs (the triangle flat
+    /// under an axis-aligned box, where the box face and the triangle tie as reference faces).
+    #[test]
+    fn small_features_give_the_general_manifolds() {
+        let mut rng = random::rng(41);
+        let (mut checked, mut multi) = (0, 0);
+        for i in 0..12_000 {
+            let half =
+                Vec3::new(rng.random_range(0.2..1.0), rng.random_range(0.2..1.0), rng.random_range(0.2..1.0));
+            let cuboid: ConvexShape = Cuboid::new(half).into();
+            let resting = i % 6 == 0;
+            let mut t = random::triangle3(&mut rng, Vec3::ZERO, 1.0);
+            if resting {
+                for p in &mut t {
+                    p.y = 0.0;
+                }
+            }
+            let triangle: ConvexShape = Triangle::new(t[0], t[1], t[2]).into();
+            let rotation = if resting { Quat::IDENTITY } else { random::rotation3(&mut rng) };
+            let offset = random::point3(&mut rng, 0.2);
+            let box_map = match i % 4 {
+                0 | 1 => Affine3A::from_rotation_translation(rotation, offset),
+                2 => Affine3A::from_scale_rotation_translation(
+                    Vec3::splat(rng.random_range(0.5..2.0)),
+                    rotation,
+                    offset,
+                ),
+                _ => random::affine3(&mut rng, 0.2),
+            };
+            let lift = if resting { half.y * box_map.matrix3.y_axis.length() } else { 0.0 };
+            let reach = if resting { 0.0 } else { rng.random_range(0.0..1.5) };
+            let to = Vec3::from(box_map.translation) - Vec3::Y * (lift + rng.random_range(-0.05..0.05))
+                + random::unit3(&mut rng) * reach;
+            let triangle_map = match i % 3 {
+                0 => Affine3A::from_translation(to),
+                1 => Affine3A::from_rotation_translation(
+                    if resting { Quat::IDENTITY } else { random::rotation3(&mut rng) },
+                    to,
+                ),
+                _ => {
+                    let m = random::affine3(&mut rng, 1.0);
+                    Affine3A::from_mat3_translation(m.matrix3.into(), to)
+                }
+            };
+            let prediction = if i % 2 == 0 { 0.0 } else { 0.2 };
+            let pairs = [
+                (&cuboid, &box_map, &triangle, &triangle_map),
+                (&triangle, &triangle_map, &cuboid, &box_map),
+            ];
+            for (a, a_map, b, b_map) in pairs {
+                let (_, sa, sb) = setup(a, a_map, b, b_map).unwrap();
+                let Some(c) = contact_in_frame(&sa, &sb, prediction, &mut GjkCache::default()) else {
+                    continue;
+                };
+                let (mut small, mut full) = (ContactManifold::default(), ContactManifold::default());
+                build_with::<SMALL_FEATURE>(&sa, &sb, &c, prediction, &mut small);
+                build_with::<MAX_FEATURE>(&sa, &sb, &c, prediction, &mut full);
+                assert_eq!(small.normal, full.normal, "case {i}");
+                assert_eq!(small.points(), full.points(), "case {i}");
+                checked += 1;
+                multi += usize::from(full.len() > 1);
+            }
+        }
+        assert!(checked > 10_000 && multi > 3_000, "{checked} manifolds, {multi} with several points");
+    }
 }
