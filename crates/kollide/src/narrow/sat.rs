@@ -210,6 +210,10 @@ pub(crate) fn cuboid_cuboid(
     // Face axes: aᵢ (lane i) and bⱼ (lane j).
     let faces_a = ha + abs_cols * hb - t.abs();
     let faces_b = abs_rows * ha + hb - (rows * t).abs();
+    // A face axis that separates them already decides (the edge axes cost square roots).
+    if faces_a.min(faces_b).min_element() < -prediction {
+        return Some(None);
+    }
     // Edge axes aᵢ × bⱼ = (0, -r[i2][j], r[i1][j]) rotated to (i, i1, i2) in A's basis, lane j
     // for each i; parallel edges give no axis (an infinite overlap).
     let (hb1, hb2) = (hb.yzx(), hb.zxy());
@@ -392,6 +396,10 @@ pub(crate) fn cuboid_triangle(
     let nn = normal / n2.sqrt();
     let (r, p) = (h.dot(nn.abs()), t[0].dot(nn));
     let tri_overlap = (r - p).min(p + r);
+    // A face axis that separates them already decides (the edge axes cost square roots).
+    if face_overlaps.min_element().min(tri_overlap) < -prediction {
+        return Some(None);
+    }
     // Edge axes eᵢ × Eⱼ (box axis i, triangle edge j), lane j, one vector per i. The two
     // vertices of edge j project alike on them; `s` is that projection, `o` the opposite
     // vertex's. With E = (Ex, Ey, Ez) per lane: x × E = (0, -Ez, Ey), y × E = (Ez, 0, -Ex),
