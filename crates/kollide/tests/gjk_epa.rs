@@ -399,6 +399,47 @@ fn manifolds_are_symmetric() {
     }
 }
 
+/// Regression: the points of one manifold carry distinct feature ids (a solver warm-starting on
+/// ids must not mix two points up). Clipped points used to combine the ids of every plane that
+/// cut them by `|`, so two cuts could collide (seen on a box-triangle pair).
+#[test]
+fn manifold_points_have_distinct_ids() {
+    let kinds = [
+        (ShapeKind::Cuboid, ShapeKind::Cuboid),
+        (ShapeKind::Cuboid, ShapeKind::Triangle),
+        (ShapeKind::Triangle, ShapeKind::Triangle),
+        (ShapeKind::Hull, ShapeKind::Hull),
+        (ShapeKind::Cylinder, ShapeKind::Cuboid),
+        (ShapeKind::Cone, ShapeKind::Hull),
+    ];
+    let mut rng = rng(17);
+    for (ka, kb) in kinds {
+        let mut multi = 0;
+        for case in 0..3000 {
+            let a = random_shape(&mut rng, ka);
+            let b = random_shape(&mut rng, kb);
+            let am = rigid(&mut rng, 0.3);
+            let bm = if case % 2 == 0 {
+                let tilt = Quat::from_axis_angle(random::unit3(&mut rng), rng.random_range(0.0..0.3));
+                let mut m = am
+                    * Affine3A::from_rotation_translation(
+                        tilt,
+                        Vec3::new(0.0, rng.random_range(0.3..1.5), 0.0),
+                    );
+                m.translation += glam::Vec3A::from(random::point3(&mut rng, 0.6));
+                m
+            } else {
+                rigid(&mut rng, 1.0)
+            };
+            let m = manifold(&a, &am, &b, &bm);
+            multi += usize::from(m.len() > 1);
+            let ids: std::collections::HashSet<u32> = m.points().iter().map(|p| p.id).collect();
+            assert_eq!(ids.len(), m.len(), "{ka:?}-{kb:?} case {case}: {:?}", m.points());
+        }
+        assert!(multi > 30, "{ka:?}-{kb:?}: only {multi} manifolds of several points");
+    }
+}
+
 #[test]
 fn a_box_resting_on_a_box_gets_four_points() {
     let a = ConvexShape::Cuboid(Cuboid::new(Vec3::new(2.0, 0.5, 2.0)));

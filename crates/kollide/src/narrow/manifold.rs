@@ -43,7 +43,8 @@ pub struct ManifoldPoint {
     /// Signed distance along the manifold normal: negative when penetrating.
     pub separation: f32,
     /// A feature id: the same pair of features (reference face, incident vertex or clipping edge)
-    /// gives the same id from frame to frame, for warm starting a solver.
+    /// gives the same id from frame to frame, for warm starting a solver; the points of one
+    /// manifold have distinct ids.
     pub id: u32,
 }
 
@@ -329,10 +330,20 @@ where
 struct ClipPoint {
     p: Vec3A,
     id: u32,
+    /// The line that the polygon's side from this point to the next lies on: incident edge `k`
+    /// (`k`), or the reference face's side plane `e` (`LINE_OF_PLANE + e`).
+    line: u32,
 }
 
+/// [`ClipPoint::line`] of the reference face's side plane 0 (planes count up from here).
+const LINE_OF_PLANE: u32 = 0x20;
+
 /// Clips the incident feature against the side planes of the reference face (Sutherland–Hodgman;
-/// a segment or a point is clipped as such). Returns the number of points written. Each plane
+/// a segment or a point is clipped as such). Returns the number of points written.
+///
+/// Ids: an incident vertex keeps its index; the point where side plane `e` cuts a line is
+/// `0x100 (e + 1) | line` (see [`ClipPoint::line`]). A line crosses a plane once, so the ids of
+/// one clipped polygon are distinct, and they depend only on which features meet there. Each plane
 /// adds at most one point, so buffers of `incident.len + reference.len` points suffice (`N` is at
 /// least that, or [`MAX_CLIP`]).
 fn clip<const N: usize, const F: usize>(
@@ -343,8 +354,10 @@ fn clip<const N: usize, const F: usize>(
     // Two buffers used alternately: `out` holds the polygon before each plane.
     let mut buf = [ClipPoint::default(); N];
     let mut n = incident.len;
+    // A segment's two vertices both start its one line.
+    let segment = u32::from(n <= 2);
     for (i, (o, &p)) in out.iter_mut().zip(&incident.pts[..n]).enumerate() {
-        *o = ClipPoint { p, id: i as u32 };
+        *o = ClipPoint { p, id: i as u32, line: i as u32 * (1 - segment) };
     }
     let r = &reference.pts[..reference.len];
     let centroid = r.iter().fold(Vec3A::ZERO, |s, &p| s + p) / r.len() as f32;
@@ -369,7 +382,8 @@ fn clip<const N: usize, const F: usize>(
             }
             let cut = |x: ClipPoint, y: ClipPoint, dx: f32, dy: f32| ClipPoint {
                 p: x.p + (y.p - x.p) * (dx / (dx - dy)),
-                id: edge_id | x.id,
+                id: edge_id | x.line,
+                line: x.line,
             };
             dst[m] = if da > 0.0 { cut(a, b, da, db) } else { a };
             m += 1;
@@ -386,7 +400,11 @@ fn clip<const N: usize, const F: usize>(
                     m += 1;
                 }
                 if (da <= 0.0) != (db <= 0.0) && m < N {
-                    dst[m] = ClipPoint { p: a.p + (b.p - a.p) * (da / (da - db)), id: edge_id | a.id };
+                    // Leaving, the polygon goes on along the plane to where it comes back in;
+                    // entering, along the line it came in on.
+                    let line = if da <= 0.0 { LINE_OF_PLANE + e as u32 } else { a.line };
+                    let p = a.p + (b.p - a.p) * (da / (da - db));
+                    dst[m] = ClipPoint { p, id: edge_id | a.line, line };
                     m += 1;
                 }
             }
