@@ -322,6 +322,22 @@ fn two_ball_paths_equal_gjk_epa_under_every_kind_of_map() {
     assert!(hits > 2000 && scaled > 2500, "{hits} contacts, {scaled} scaled similarities");
 }
 
+/// A placement of B resting above A (placed by `am`): tilted by up to `max_tilt` radians about a
+/// random axis, `height` above along A's y axis, then shifted by up to `jitter` per coordinate.
+fn above(
+    rng: &mut TestRng,
+    am: &Affine3A,
+    max_tilt: f32,
+    height: std::ops::Range<f32>,
+    jitter: f32,
+) -> Affine3A {
+    let tilt = Quat::from_axis_angle(random::unit3(rng), rng.random_range(0.0..max_tilt));
+    let mut m =
+        *am * Affine3A::from_rotation_translation(tilt, Vec3::new(0.0, rng.random_range(height), 0.0));
+    m.translation += glam::Vec3A::from(random::point3(rng, jitter));
+    m
+}
+
 fn manifold(a: &ConvexShape, am: &Affine3A, b: &ConvexShape, bm: &Affine3A) -> ContactManifold {
     let mut m = ContactManifold::default();
     contact_manifold(a, am, b, bm, 0.05, &mut GjkCache::default(), &mut m).unwrap();
@@ -349,14 +365,7 @@ fn manifolds_are_symmetric() {
             let am = rigid(&mut rng, 0.3);
             let bm = if case % 2 == 0 {
                 // Resting: B above A with a nearly aligned face.
-                let tilt = Quat::from_axis_angle(random::unit3(&mut rng), rng.random_range(0.0..0.02));
-                let mut m = am
-                    * Affine3A::from_rotation_translation(
-                        tilt,
-                        Vec3::new(0.0, rng.random_range(0.5..2.0), 0.0),
-                    );
-                m.translation += glam::Vec3A::from(random::point3(&mut rng, 0.3));
-                m
+                above(&mut rng, &am, 0.02, 0.5..2.0, 0.3)
             } else {
                 rigid(&mut rng, 1.5)
             };
@@ -419,18 +428,8 @@ fn manifold_points_have_distinct_ids() {
             let a = random_shape(&mut rng, ka);
             let b = random_shape(&mut rng, kb);
             let am = rigid(&mut rng, 0.3);
-            let bm = if case % 2 == 0 {
-                let tilt = Quat::from_axis_angle(random::unit3(&mut rng), rng.random_range(0.0..0.3));
-                let mut m = am
-                    * Affine3A::from_rotation_translation(
-                        tilt,
-                        Vec3::new(0.0, rng.random_range(0.3..1.5), 0.0),
-                    );
-                m.translation += glam::Vec3A::from(random::point3(&mut rng, 0.6));
-                m
-            } else {
-                rigid(&mut rng, 1.0)
-            };
+            let bm =
+                if case % 2 == 0 { above(&mut rng, &am, 0.3, 0.3..1.5, 0.6) } else { rigid(&mut rng, 1.0) };
             let m = manifold(&a, &am, &b, &bm);
             multi += usize::from(m.len() > 1);
             let ids: std::collections::HashSet<u32> = m.points().iter().map(|p| p.id).collect();
