@@ -348,6 +348,7 @@ impl Bvh3 {
         let mut stack = TraversalStack::new();
         let mut node = &self.nodes[0];
         loop {
+            self.prefetch_children(node);
             let (keys, mask) = node_keys(node, &mut limit);
             // The nearest hit child, if any: entered at once when inner, tested when a leaf.
             if mask != 0 {
@@ -363,10 +364,10 @@ impl Bvh3 {
                         // Two children: one comparison.
                         let (near, far) =
                             if keys[other] < keys[lane] { (other, lane) } else { (lane, other) };
-                        self.push_sibling(&mut stack, (node.child[far], keys[far]));
+                        stack.push((node.child[far], keys[far]));
                         node.child[near]
                     } else {
-                        self.push_sorted(&mut stack, node, &keys, mask)
+                        Self::push_sorted(&mut stack, node, &keys, mask)
                     }
                 };
                 if let Some(index) = inner_index(code) {
@@ -412,13 +413,7 @@ impl Bvh3 {
     /// only make the order less useful, never the result wrong, since the limit is checked again
     /// when an entry is popped.
     #[inline(always)]
-    fn push_sorted(
-        &self,
-        stack: &mut TraversalStack<(u32, f32)>,
-        node: &Node4,
-        keys: &[f32; 4],
-        mask: u32,
-    ) -> u32 {
+    fn push_sorted(stack: &mut TraversalStack<(u32, f32)>, node: &Node4, keys: &[f32; 4], mask: u32) -> u32 {
         let item = |lane: usize| {
             if mask & (1 << lane) != 0 {
                 (u64::from(keys[lane].to_bits()) << 32) | u64::from(node.child[lane])
@@ -433,18 +428,25 @@ impl Bvh3 {
             v[j] = hi;
         }
         for &packed in v[1..mask.count_ones() as usize].iter().rev() {
-            self.push_sibling(stack, (packed as u32, f32::from_bits((packed >> 32) as u32)));
+            stack.push((packed as u32, f32::from_bits((packed >> 32) as u32)));
         }
         v[0] as u32
     }
 
-    /// Pushes a child that is visited later, starting the load of its node if it is inner.
+    /// Starts loading every inner child of `node` before its boxes are tested, so that the wait
+    /// for the child entered next overlaps the test (and the siblings visited later arrive
+    /// meanwhile). A node's inner children are stored consecutively, so the lines fetched for
+    /// children the test then rejects are mostly neighbours of the ones it keeps.
+    ///
+    /// Branch-free: a leaf or empty slot prefetches the root instead, which is always cached.
     #[inline(always)]
-    fn push_sibling(&self, stack: &mut TraversalStack<(u32, f32)>, item: (u32, f32)) {
-        if let Some(node) = inner_index(item.0).and_then(|index| self.nodes.get(index)) {
-            prefetch(node);
+    fn prefetch_children(&self, node: &Node4) {
+        for &code in &node.child {
+            let index = if code >> LEAF_SHIFT == 0 { code as usize } else { 0 };
+            if let Some(child) = self.nodes.get(index) {
+                prefetch(child);
+            }
         }
-        stack.push(item);
     }
 
     /// Front-to-back traversal for the closest ray hit: [`Bvh3::traverse_ordered`] keyed by the
