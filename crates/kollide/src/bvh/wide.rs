@@ -307,9 +307,7 @@ impl Bvh3 {
                 mask &= mask - 1;
                 if let Some(index) = inner_index(code) {
                     // Start loading every pushed node now, so that the misses on siblings overlap.
-                    if let Some(node) = self.nodes.get(index) {
-                        prefetch(node);
-                    }
+                    prefetch(self.nodes.as_ptr().wrapping_add(index));
                     stack.push(index as u32);
                 } else if let Some(range) = leaf_range(code)
                     && !leaf(range)
