@@ -297,26 +297,34 @@ impl Bvh3 {
             return true;
         }
         // Node 0 is the root; it is never a child, so the stack holds inner-node indices only.
+        // The last inner child a node keeps is entered directly, without a trip through the
+        // stack; the others are pushed (the order is that of pushing them all).
         let mut stack = TraversalStack::new();
-        stack.push(0u32);
-        while let Some(index) = stack.pop() {
-            let node = &self.nodes[index as usize];
+        let mut index = 0;
+        loop {
+            let node = &self.nodes[index];
             let mut mask = node_mask(node);
+            let mut next = None;
             while mask != 0 {
                 let code = node.child[mask.trailing_zeros() as usize];
                 mask &= mask - 1;
-                if let Some(index) = inner_index(code) {
-                    // Start loading every pushed node now, so that the misses on siblings overlap.
-                    prefetch(self.nodes.as_ptr().wrapping_add(index));
-                    stack.push(index as u32);
+                if let Some(child) = inner_index(code) {
+                    // Start loading every kept node now, so that the misses on siblings overlap.
+                    prefetch(self.nodes.as_ptr().wrapping_add(child));
+                    if let Some(earlier) = next.replace(child) {
+                        stack.push(earlier as u32);
+                    }
                 } else if let Some(range) = leaf_range(code)
                     && !leaf(range)
                 {
                     return false;
                 }
             }
+            index = match next.or_else(|| stack.pop().map(|i| i as usize)) {
+                Some(index) => index,
+                None => return true,
+            };
         }
-        true
     }
 
     /// Ordered traversal: visits the children of every node in increasing order of a per-child
