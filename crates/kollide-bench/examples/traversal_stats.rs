@@ -2,7 +2,11 @@
 //! mesh query workloads of the benchmark (kollide only).
 //!
 //! `cargo run --release -p kollide-bench --example traversal_stats [bunny|torus80k|torus1m]
-//! [ray|warm|any|point|build] [repeats]`
+//! [ray|warm|split|any|point|build] [repeats]`
+//!
+//! `split` divides the closest-hit time: the library's cast against the same traversal whose
+//! leaves only look up each ray's known answer (the same nodes visited, no triangle read), each
+//! timed once cold (rays in order) and once warm (each ray cast a second time at once).
 use glam::{Vec3, Vec4};
 use kollide::bvh::{Child, RayBoxSetup};
 use kollide::math::Ray3;
@@ -166,6 +170,23 @@ fn main() {
         tris as f64 / 2000.0
     );
 
+    // Each ray's closest hit as (leaf slot, t), for the traversal without triangle tests.
+    let slot_of: Vec<u32> = {
+        let mut slot = vec![0; mesh.triangle_count()];
+        for (k, &id) in mesh.bvh().leaf_order().iter().enumerate() {
+            slot[id as usize] = k as u32;
+        }
+        slot
+    };
+    let answers: Vec<Option<(u32, f32)>> = rays
+        .iter()
+        .map(|r| mesh.cast_ray(r, f32::MAX).map(|h| (slot_of[h.triangle as usize], h.t)))
+        .collect();
+    let traversal_only = |r: &Ray3, answer: &Option<(u32, f32)>| {
+        mesh.bvh()
+            .cast_ray(r, f32::MAX, |range, _| answer.filter(|(k, _)| range.contains(k)).map(|(_, t)| t))
+            .is_some()
+    };
     let time = |name: &str, f: &dyn Fn() -> usize| {
         let start = Instant::now();
         let count = f();
@@ -185,6 +206,22 @@ fn main() {
                 rays.iter()
                     .filter(|r| mesh.cast_ray(r, f32::MAX).is_some() && mesh.cast_ray(r, f32::MAX).is_some())
                     .count()
+            });
+        }
+        if only == "split" {
+            time("closest ray", &|| rays.iter().filter(|r| mesh.cast_ray_t(r, f32::MAX).is_some()).count());
+            time("closest ray twice", &|| {
+                rays.iter()
+                    .filter(|r| {
+                        mesh.cast_ray_t(r, f32::MAX).is_some() & mesh.cast_ray_t(r, f32::MAX).is_some()
+                    })
+                    .count()
+            });
+            time("traversal only", &|| {
+                rays.iter().zip(&answers).filter(|(r, a)| traversal_only(r, a)).count()
+            });
+            time("traversal only twice", &|| {
+                rays.iter().zip(&answers).filter(|(r, a)| traversal_only(r, a) & traversal_only(r, a)).count()
             });
         }
         if only.is_empty() || only == "any" {
