@@ -688,9 +688,10 @@ impl<V: BuildVector> Splitter<V> {
         let range = &mut prims[start..span.end as usize];
         let n = range.len();
         // Per axis: the local indices in order of center (ties by index), and each one's rank.
-        // A rank is counted, not sorted for: the centers below, plus the equal ones at lower
-        // indices, found four at a time by SIMD comparisons. The padding (+inf from index `n`
-        // on) is never below a center nor equal to one at a lower index.
+        // A rank is counted, not sorted for: the number of centers below a record's, counted
+        // for four records at once (one SIMD lane each) against every center in turn, is the
+        // first rank of its group of equal centers; the group's records take the ranks from
+        // there in index order.
         let mut centers = [[f32::INFINITY; EXACT_MAX]; 3];
         for (i, p) in range.iter().enumerate() {
             let c = V::prim_center2(p);
@@ -703,14 +704,21 @@ impl<V: BuildVector> Splitter<V> {
         for axis in 0..V::DIM {
             let quads: [Vec4; EXACT_MAX / 4] =
                 std::array::from_fn(|q| Vec4::from_slice(&centers[axis][4 * q..]));
-            for i in 0..n {
-                let c = Vec4::splat(centers[axis][i]);
-                let (mut below, mut equal) = (0u32, 0u32);
-                for (q, quad) in quads.iter().enumerate() {
-                    below |= quad.cmplt(c).bitmask() << (4 * q);
-                    equal |= quad.cmpeq(c).bitmask() << (4 * q);
+            let mut below = [Vec4::ZERO; EXACT_MAX / 4];
+            for &c in &centers[axis][..n] {
+                let c = Vec4::splat(c);
+                for (below, quad) in below.iter_mut().zip(&quads) {
+                    *below += Vec4::select(c.cmplt(*quad), Vec4::ONE, Vec4::ZERO);
                 }
-                let r = (below | equal & ((1 << i) - 1)).count_ones() as u8;
+            }
+            let below = below.map(|b| b.to_array());
+            let mut taken = 0u32;
+            for i in 0..n {
+                // At most `n - 1` centers are below any one, and the ranks taken from there on
+                // are those of equal centers at lower indices, so a free one is left below `n`.
+                let first = (below[i / 4][i % 4] as u32).min(EXACT_MAX as u32 - 1);
+                let r = (!taken & (u32::MAX << first)).trailing_zeros() as u8;
+                taken |= 1 << local(r);
                 rank[axis][i] = r;
                 order[axis][local(r)] = i as u8;
             }
@@ -997,15 +1005,12 @@ fn lomuto_partition<V: BuildVector, const BOXES: bool>(
     axis: usize,
     threshold: f32,
 ) -> (usize, Span<V>, Span<V>) {
-    let mut mid = 0;
-    for i in 0..range.len() {
-        // Both records in registers, so the swap does not go through a temporary in memory.
-        let (p, q) = (range[i], range[mid]);
-        let goes_left = V::prim_center2(&p).axis(axis) <= threshold;
-        range[i] = q;
-        range[mid] = p;
-        mid += usize::from(goes_left);
-    }
+    // One loop per axis, so that reading the center's coordinate is a fixed lane.
+    let mid = match axis {
+        0 => lomuto_swaps::<V, 0>(range, threshold),
+        1 => lomuto_swaps::<V, 1>(range, threshold),
+        _ => lomuto_swaps::<V, 2>(range, threshold),
+    };
     let mut left = Span::empty();
     let mut right = Span::empty();
     for p in &range[..mid] {
@@ -1015,6 +1020,20 @@ fn lomuto_partition<V: BuildVector, const BOXES: bool>(
         right.grow::<BOXES>(p);
     }
     (mid, left, right)
+}
+
+/// The swaps of [`lomuto_partition`] on axis `AXIS`; returns how many records went left.
+fn lomuto_swaps<V: BuildVector, const AXIS: usize>(range: &mut [V::Prim], threshold: f32) -> usize {
+    let mut mid = 0;
+    for i in 0..range.len() {
+        // Both records in registers, so the swap does not go through a temporary in memory.
+        let (p, q) = (range[i], range[mid]);
+        let goes_left = V::prim_center2(&p).axis(AXIS) <= threshold;
+        range[i] = q;
+        range[mid] = p;
+        mid += usize::from(goes_left);
+    }
+    mid
 }
 
 /// [`partition`] by Hoare's scheme, each record classified once and its bounds gathered as it
