@@ -982,9 +982,9 @@ const CACHED: usize = 1 << 15;
 /// returns how many went left, with the span bounds of both sides: the centers' bounds, and the
 /// boxes if `BOXES` (else left infinite).
 ///
-/// Cached ranges take the branch-free scheme, whose cost does not depend on how predictable the
-/// sides are; larger ones Hoare's, which reads each record once and writes only those it moves,
-/// since there memory traffic is what costs.
+/// Cached ranges take Lomuto's branch-free scheme, whose cost does not depend on how predictable
+/// the sides are; larger ones Hoare's (also without branches on the sides), which reads each
+/// record once and writes only those it moves, since there memory traffic is what costs.
 fn partition<V: BuildVector, const BOXES: bool>(
     range: &mut [V::Prim],
     axis: usize,
@@ -1036,20 +1036,67 @@ fn lomuto_swaps<V: BuildVector, const AXIS: usize>(range: &mut [V::Prim], thresh
     mid
 }
 
-/// [`partition`] by Hoare's scheme, each record classified once and its bounds gathered as it
-/// is classified.
+/// [`partition`] by Hoare's scheme: the first record from the left that goes right is swapped
+/// with the first from the right that goes left, and so on.
+///
+/// The records are classified a block at each end at a time, without branches, as in
+/// BlockQuicksort (Edelkamp and Weiß, "BlockQuicksort: How Branch Mispredictions don't affect
+/// Quicksort", 2016): the offsets of the records on the wrong side are listed, then swapped in
+/// pairs; a block whose records are all in place is done, and its bounds are gathered while it is
+/// in cache. The pairs are the same as one record at a time, which finishes the last blocks.
 fn hoare_partition<V: BuildVector, const BOXES: bool>(
     range: &mut [V::Prim],
     axis: usize,
     threshold: f32,
 ) -> (usize, Span<V>, Span<V>) {
+    const BLOCK: usize = 128;
+    let goes_left = |p: &V::Prim| V::prim_center2(p).axis(axis) <= threshold;
     let mut left = Span::empty();
     let mut right = Span::empty();
     let (mut i, mut j) = (0, range.len());
+    // The offsets of the records that go right in `range[i..i + BLOCK]` (from `i`) and of those
+    // that go left in `range[j - BLOCK..j]` (from `j - 1`); those at `*_done..*_count` are still
+    // to be swapped.
+    let mut wrong_left = [0u8; BLOCK];
+    let mut wrong_right = [0u8; BLOCK];
+    let (mut left_done, mut left_count, mut right_done, mut right_count) = (0, 0, 0, 0);
+    while j - i >= 2 * BLOCK {
+        if left_done == left_count {
+            (left_done, left_count) = (0, 0);
+            for (k, p) in range[i..i + BLOCK].iter().enumerate() {
+                wrong_left[left_count] = k as u8;
+                left_count += usize::from(!goes_left(p));
+            }
+        }
+        if right_done == right_count {
+            (right_done, right_count) = (0, 0);
+            for (k, p) in range[j - BLOCK..j].iter().rev().enumerate() {
+                wrong_right[right_count] = k as u8;
+                right_count += usize::from(goes_left(p));
+            }
+        }
+        let pairs = (left_count - left_done).min(right_count - right_done);
+        for (&a, &b) in wrong_left[left_done..left_done + pairs].iter().zip(&wrong_right[right_done..]) {
+            range.swap(i + a as usize, j - 1 - b as usize);
+        }
+        (left_done, right_done) = (left_done + pairs, right_done + pairs);
+        if left_done == left_count {
+            for p in &range[i..i + BLOCK] {
+                left.grow::<BOXES>(p);
+            }
+            i += BLOCK;
+        }
+        if right_done == right_count {
+            for p in &range[j - BLOCK..j] {
+                right.grow::<BOXES>(p);
+            }
+            j -= BLOCK;
+        }
+    }
     loop {
         while i < j {
             let p = &range[i];
-            if V::prim_center2(p).axis(axis) > threshold {
+            if !goes_left(p) {
                 break;
             }
             left.grow::<BOXES>(p);
@@ -1057,7 +1104,7 @@ fn hoare_partition<V: BuildVector, const BOXES: bool>(
         }
         while i < j {
             let p = &range[j - 1];
-            if V::prim_center2(p).axis(axis) <= threshold {
+            if goes_left(p) {
                 break;
             }
             right.grow::<BOXES>(p);
