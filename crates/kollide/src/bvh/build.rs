@@ -785,36 +785,39 @@ impl<V: BuildVector> Splitter<V> {
         place(&mut frames, &mut leaf_order, boundary, root);
         while let Some(node) = frames.pop() {
             let (m, pos) = (node.len as usize, node.pos as usize);
-            // Sweep all axes at once (SIMD lanes = axes): the areas of the boxes of the last
-            // `m - i` records along each axis, then of the first `i` with the cost of each split.
-            let mut right_area = [Vec3A::ZERO; EXACT_MAX];
-            let (mut lo, mut hi) = ([V::INFINITY; 3], [V::NEG_INFINITY; 3]);
+            // Sweep all axes at once (SIMD lanes = axes): `A · N` of the last `m - i` records
+            // along each axis, then the area of the first `i` and the cost of each split. (The
+            // counts are kept as floats, exact for so few.)
+            let mut right_cost = [Vec3A::ZERO; EXACT_MAX];
+            let (mut lo, mut hi, mut count) = ([V::INFINITY; 3], [V::NEG_INFINITY; 3], 0.0);
             let mut rest = node.sorted;
-            for area in right_area[1..m].iter_mut().rev() {
+            for cost in right_cost[1..m].iter_mut().rev() {
                 for a in 0..3 {
                     let top = 31 - rest[a].leading_zeros();
                     let (min, max) = sorted_box(a, top);
                     rest[a] &= !(1 << top);
                     (lo[a], hi[a]) = (lo[a].min(min), hi[a].max(max));
                 }
-                *area = V::half_areas(lo, hi);
+                count += 1.0;
+                *cost = V::half_areas(lo, hi) * count;
             }
             // Per axis, the least cost and its left count; a valid split even if every cost is
             // NaN.
             let mut best_cost = Vec3A::INFINITY;
             let mut best_left = Vec3A::splat((m / 2) as f32);
-            let (mut lo, mut hi) = ([V::INFINITY; 3], [V::NEG_INFINITY; 3]);
+            let (mut lo, mut hi, mut count) = ([V::INFINITY; 3], [V::NEG_INFINITY; 3], Vec3A::ZERO);
             let mut rest = node.sorted;
-            for (i, &right) in right_area.iter().enumerate().take(m).skip(1) {
+            for &right in &right_cost[1..m] {
                 for a in 0..3 {
                     let (min, max) = sorted_box(a, rest[a].trailing_zeros());
                     rest[a] &= rest[a] - 1;
                     (lo[a], hi[a]) = (lo[a].min(min), hi[a].max(max));
                 }
-                let cost = V::half_areas(lo, hi) * i as f32 + right * (m - i) as f32;
+                count += Vec3A::ONE;
+                let cost = V::half_areas(lo, hi) * count + right;
                 let better = cost.cmplt(best_cost);
                 best_cost = Vec3A::select(better, cost, best_cost);
-                best_left = Vec3A::select(better, Vec3A::splat(i as f32), best_left);
+                best_left = Vec3A::select(better, count, best_left);
             }
             let (min, max) = sorted_box(0, rest[0].trailing_zeros());
             let area = V::half_area(lo[0].min(min), hi[0].max(max));
