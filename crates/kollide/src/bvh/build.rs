@@ -711,12 +711,14 @@ impl<V: BuildVector> Splitter<V> {
                     *below += Vec4::select(c.cmplt(*quad), Vec4::ONE, Vec4::ZERO);
                 }
             }
-            let below = below.map(|b| b.to_array());
+            // The counts as integers, without conversions: adding 2²³ to a small whole float
+            // leaves it in the low mantissa bits (see `ROUNDING`).
+            let below = below.map(|b| (b + Vec4::splat(ROUNDING)).to_array().map(f32::to_bits));
             let mut taken = 0u32;
             for i in 0..n {
                 // At most `n - 1` centers are below any one, and the ranks taken from there on
                 // are those of equal centers at lower indices, so a free one is left below `n`.
-                let first = (below[i / 4][i % 4] as u32).min(EXACT_MAX as u32 - 1);
+                let first = below[i / 4][i % 4] & (EXACT_MAX as u32 - 1);
                 let r = (!taken & (u32::MAX << first)).trailing_zeros() as u8;
                 taken |= 1 << local(r);
                 rank[axis][i] = r;
