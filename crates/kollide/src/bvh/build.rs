@@ -688,9 +688,10 @@ impl<V: BuildVector> Splitter<V> {
         let range = &mut prims[start..span.end as usize];
         let n = range.len();
         // Per axis: the local indices in order of center (ties by index), and each one's rank.
-        // A rank is counted, not sorted for: the centers below, plus the equal ones at lower
-        // indices, found four at a time by SIMD comparisons. The padding (+inf from index `n`
-        // on) is never below a center nor equal to one at a lower index.
+        // A rank is counted, not sorted for: the number of centers below a record's, counted
+        // for four records at once (one SIMD lane each) against every center in turn, is the
+        // first rank of its group of equal centers; the group's records take the ranks from
+        // there in index order.
         let mut centers = [[f32::INFINITY; EXACT_MAX]; 3];
         for (i, p) in range.iter().enumerate() {
             let c = V::prim_center2(p);
@@ -703,14 +704,23 @@ impl<V: BuildVector> Splitter<V> {
         for axis in 0..V::DIM {
             let quads: [Vec4; EXACT_MAX / 4] =
                 std::array::from_fn(|q| Vec4::from_slice(&centers[axis][4 * q..]));
-            for i in 0..n {
-                let c = Vec4::splat(centers[axis][i]);
-                let (mut below, mut equal) = (0u32, 0u32);
-                for (q, quad) in quads.iter().enumerate() {
-                    below |= quad.cmplt(c).bitmask() << (4 * q);
-                    equal |= quad.cmpeq(c).bitmask() << (4 * q);
+            let mut below = [Vec4::ZERO; EXACT_MAX / 4];
+            for &c in &centers[axis][..n] {
+                let c = Vec4::splat(c);
+                for (below, quad) in below.iter_mut().zip(&quads) {
+                    *below += Vec4::select(c.cmplt(*quad), Vec4::ONE, Vec4::ZERO);
                 }
-                let r = (below | equal & ((1 << i) - 1)).count_ones() as u8;
+            }
+            // The counts as integers, without conversions: adding 2²³ to a small whole float
+            // leaves it in the low mantissa bits (see `ROUNDING`).
+            let below = below.map(|b| (b + Vec4::splat(ROUNDING)).to_array().map(f32::to_bits));
+            let mut taken = 0u32;
+            for i in 0..n {
+                // At most `n - 1` centers are below any one, and the ranks taken from there on
+                // are those of equal centers at lower indices, so a free one is left below `n`.
+                let first = below[i / 4][i % 4] & (EXACT_MAX as u32 - 1);
+                let r = (!taken & (u32::MAX << first)).trailing_zeros() as u8;
+                taken |= 1 << local(r);
                 rank[axis][i] = r;
                 order[axis][local(r)] = i as u8;
             }
@@ -777,36 +787,39 @@ impl<V: BuildVector> Splitter<V> {
         place(&mut frames, &mut leaf_order, boundary, root);
         while let Some(node) = frames.pop() {
             let (m, pos) = (node.len as usize, node.pos as usize);
-            // Sweep all axes at once (SIMD lanes = axes): the areas of the boxes of the last
-            // `m - i` records along each axis, then of the first `i` with the cost of each split.
-            let mut right_area = [Vec3A::ZERO; EXACT_MAX];
-            let (mut lo, mut hi) = ([V::INFINITY; 3], [V::NEG_INFINITY; 3]);
+            // Sweep all axes at once (SIMD lanes = axes): `A · N` of the last `m - i` records
+            // along each axis, then the area of the first `i` and the cost of each split. (The
+            // counts are kept as floats, exact for so few.)
+            let mut right_cost = [Vec3A::ZERO; EXACT_MAX];
+            let (mut lo, mut hi, mut count) = ([V::INFINITY; 3], [V::NEG_INFINITY; 3], 0.0);
             let mut rest = node.sorted;
-            for area in right_area[1..m].iter_mut().rev() {
+            for cost in right_cost[1..m].iter_mut().rev() {
                 for a in 0..3 {
                     let top = 31 - rest[a].leading_zeros();
                     let (min, max) = sorted_box(a, top);
                     rest[a] &= !(1 << top);
                     (lo[a], hi[a]) = (lo[a].min(min), hi[a].max(max));
                 }
-                *area = V::half_areas(lo, hi);
+                count += 1.0;
+                *cost = V::half_areas(lo, hi) * count;
             }
             // Per axis, the least cost and its left count; a valid split even if every cost is
             // NaN.
             let mut best_cost = Vec3A::INFINITY;
             let mut best_left = Vec3A::splat((m / 2) as f32);
-            let (mut lo, mut hi) = ([V::INFINITY; 3], [V::NEG_INFINITY; 3]);
+            let (mut lo, mut hi, mut count) = ([V::INFINITY; 3], [V::NEG_INFINITY; 3], Vec3A::ZERO);
             let mut rest = node.sorted;
-            for (i, &right) in right_area.iter().enumerate().take(m).skip(1) {
+            for &right in &right_cost[1..m] {
                 for a in 0..3 {
                     let (min, max) = sorted_box(a, rest[a].trailing_zeros());
                     rest[a] &= rest[a] - 1;
                     (lo[a], hi[a]) = (lo[a].min(min), hi[a].max(max));
                 }
-                let cost = V::half_areas(lo, hi) * i as f32 + right * (m - i) as f32;
+                count += Vec3A::ONE;
+                let cost = V::half_areas(lo, hi) * count + right;
                 let better = cost.cmplt(best_cost);
                 best_cost = Vec3A::select(better, cost, best_cost);
-                best_left = Vec3A::select(better, Vec3A::splat(i as f32), best_left);
+                best_left = Vec3A::select(better, count, best_left);
             }
             let (min, max) = sorted_box(0, rest[0].trailing_zeros());
             let area = V::half_area(lo[0].min(min), hi[0].max(max));
@@ -974,9 +987,9 @@ const CACHED: usize = 1 << 15;
 /// returns how many went left, with the span bounds of both sides: the centers' bounds, and the
 /// boxes if `BOXES` (else left infinite).
 ///
-/// Cached ranges take the branch-free scheme, whose cost does not depend on how predictable the
-/// sides are; larger ones Hoare's, which reads each record once and writes only those it moves,
-/// since there memory traffic is what costs.
+/// Cached ranges take Lomuto's branch-free scheme, whose cost does not depend on how predictable
+/// the sides are; larger ones Hoare's (also without branches on the sides), which reads each
+/// record once and writes only those it moves, since there memory traffic is what costs.
 fn partition<V: BuildVector, const BOXES: bool>(
     range: &mut [V::Prim],
     axis: usize,
@@ -997,15 +1010,12 @@ fn lomuto_partition<V: BuildVector, const BOXES: bool>(
     axis: usize,
     threshold: f32,
 ) -> (usize, Span<V>, Span<V>) {
-    let mut mid = 0;
-    for i in 0..range.len() {
-        // Both records in registers, so the swap does not go through a temporary in memory.
-        let (p, q) = (range[i], range[mid]);
-        let goes_left = V::prim_center2(&p).axis(axis) <= threshold;
-        range[i] = q;
-        range[mid] = p;
-        mid += usize::from(goes_left);
-    }
+    // One loop per axis, so that reading the center's coordinate is a fixed lane.
+    let mid = match axis {
+        0 => lomuto_swaps::<V, 0>(range, threshold),
+        1 => lomuto_swaps::<V, 1>(range, threshold),
+        _ => lomuto_swaps::<V, 2>(range, threshold),
+    };
     let mut left = Span::empty();
     let mut right = Span::empty();
     for p in &range[..mid] {
@@ -1017,20 +1027,81 @@ fn lomuto_partition<V: BuildVector, const BOXES: bool>(
     (mid, left, right)
 }
 
-/// [`partition`] by Hoare's scheme, each record classified once and its bounds gathered as it
-/// is classified.
+/// The swaps of [`lomuto_partition`] on axis `AXIS`; returns how many records went left.
+fn lomuto_swaps<V: BuildVector, const AXIS: usize>(range: &mut [V::Prim], threshold: f32) -> usize {
+    let mut mid = 0;
+    for i in 0..range.len() {
+        // Both records in registers, so the swap does not go through a temporary in memory.
+        let (p, q) = (range[i], range[mid]);
+        let goes_left = V::prim_center2(&p).axis(AXIS) <= threshold;
+        range[i] = q;
+        range[mid] = p;
+        mid += usize::from(goes_left);
+    }
+    mid
+}
+
+/// [`partition`] by Hoare's scheme: the first record from the left that goes right is swapped
+/// with the first from the right that goes left, and so on.
+///
+/// The records are classified a block at each end at a time, without branches, as in
+/// BlockQuicksort (Edelkamp and Weiß, "BlockQuicksort: How Branch Mispredictions don't affect
+/// Quicksort", 2016): the offsets of the records on the wrong side are listed, then swapped in
+/// pairs; a block whose records are all in place is done, and its bounds are gathered while it is
+/// in cache. The pairs are the same as one record at a time, which finishes the last blocks.
 fn hoare_partition<V: BuildVector, const BOXES: bool>(
     range: &mut [V::Prim],
     axis: usize,
     threshold: f32,
 ) -> (usize, Span<V>, Span<V>) {
+    const BLOCK: usize = 128;
+    let goes_left = |p: &V::Prim| V::prim_center2(p).axis(axis) <= threshold;
     let mut left = Span::empty();
     let mut right = Span::empty();
     let (mut i, mut j) = (0, range.len());
+    // The offsets of the records that go right in `range[i..i + BLOCK]` (from `i`) and of those
+    // that go left in `range[j - BLOCK..j]` (from `j - 1`); those at `*_done..*_count` are still
+    // to be swapped.
+    let mut wrong_left = [0u8; BLOCK];
+    let mut wrong_right = [0u8; BLOCK];
+    let (mut left_done, mut left_count, mut right_done, mut right_count) = (0, 0, 0, 0);
+    while j - i >= 2 * BLOCK {
+        if left_done == left_count {
+            (left_done, left_count) = (0, 0);
+            for (k, p) in range[i..i + BLOCK].iter().enumerate() {
+                wrong_left[left_count] = k as u8;
+                left_count += usize::from(!goes_left(p));
+            }
+        }
+        if right_done == right_count {
+            (right_done, right_count) = (0, 0);
+            for (k, p) in range[j - BLOCK..j].iter().rev().enumerate() {
+                wrong_right[right_count] = k as u8;
+                right_count += usize::from(goes_left(p));
+            }
+        }
+        let pairs = (left_count - left_done).min(right_count - right_done);
+        for (&a, &b) in wrong_left[left_done..left_done + pairs].iter().zip(&wrong_right[right_done..]) {
+            range.swap(i + a as usize, j - 1 - b as usize);
+        }
+        (left_done, right_done) = (left_done + pairs, right_done + pairs);
+        if left_done == left_count {
+            for p in &range[i..i + BLOCK] {
+                left.grow::<BOXES>(p);
+            }
+            i += BLOCK;
+        }
+        if right_done == right_count {
+            for p in &range[j - BLOCK..j] {
+                right.grow::<BOXES>(p);
+            }
+            j -= BLOCK;
+        }
+    }
     loop {
         while i < j {
             let p = &range[i];
-            if V::prim_center2(p).axis(axis) > threshold {
+            if !goes_left(p) {
                 break;
             }
             left.grow::<BOXES>(p);
@@ -1038,7 +1109,7 @@ fn hoare_partition<V: BuildVector, const BOXES: bool>(
         }
         while i < j {
             let p = &range[j - 1];
-            if V::prim_center2(p).axis(axis) <= threshold {
+            if goes_left(p) {
                 break;
             }
             right.grow::<BOXES>(p);
