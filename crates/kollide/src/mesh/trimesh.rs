@@ -375,16 +375,20 @@ fn slots_of(vertices: &[Vec3], triangles: &[[u32; 3]], leaf_order: &[u32]) -> Ve
     /// array, and the misses on it would otherwise come one after another (bunny build 1-3%
     /// faster).
     const AHEAD: usize = 16;
-    leaf_order
-        .iter()
-        .enumerate()
-        .map(|(k, &id)| {
-            if let Some(t) = leaf_order.get(k + AHEAD).and_then(|&ahead| triangles.get(ahead as usize)) {
-                prefetch(t);
-            }
-            Slot { corners: corners_of(vertices, &triangles[id as usize]), id }
-        })
-        .collect()
+    // The slots are written field by field in place: assembling each `Slot` as a value went
+    // through a stack temporary whose 16-byte reload missed store forwarding (builds 2-3% faster).
+    let mut slots = vec![Slot { corners: [Vec3::ZERO; 3], id: 0 }; leaf_order.len()];
+    for (k, (slot, &id)) in slots.iter_mut().zip(leaf_order).enumerate() {
+        if let Some(t) = leaf_order.get(k + AHEAD).and_then(|&ahead| triangles.get(ahead as usize)) {
+            prefetch(t);
+        }
+        let t = &triangles[id as usize];
+        for (corner, &v) in slot.corners.iter_mut().zip(t) {
+            *corner = vertices[v as usize];
+        }
+        slot.id = id;
+    }
+    slots
 }
 
 /// Asks the CPU to start loading the cache line that holds `item`; a hint only.
