@@ -102,16 +102,23 @@ impl TriMesh {
 
     /// True if the ray hits any triangle within `[0, max_t]`; stops at the first hit found.
     pub fn intersects_ray(&self, ray: &Ray3, max_t: f32) -> bool {
+        // Front to back like the closest hit, whose nearest-first order reaches a hit in fewer
+        // nodes than a depth-first walk in lane order (bunny: 9.3 nodes against 10.4 for the rays
+        // that hit); a hit lowers the limit below zero, which drops everything left on the stack.
         let setup = RayTriangleSetup::new(ray);
-        let boxes = crate::bvh::RayBoxSetup::new(ray);
         let max_t = max_t.min(f32::MAX);
-        !self.bvh().traverse(
-            |node| node.ray_entry(&boxes, max_t).1,
-            |mut range| {
+        let mut hit = false;
+        self.bvh().cast_ray(
+            ray,
+            max_t,
+            #[inline(always)]
+            |mut range, _| {
                 self.prefetch_slots(range.clone());
-                !range.any(|k| ray_triangle_with(&setup, max_t, self.slot_corners(k)).is_some())
+                hit = range.any(|k| ray_triangle_with(&setup, max_t, self.slot_corners(k)).is_some());
+                hit.then_some(-1.0)
             },
-        )
+        );
+        hit
     }
 
     /// Every hit within `[0, max_t]`, appended to `hits` in increasing `t`. A ray through a shared
