@@ -465,9 +465,12 @@ impl RayTriangleSetup {
         let x_wins = (ad.x >= ad.y) & (ad.x >= ad.z);
         let y_wins = !x_wins & (ad.y >= ad.z);
         let k = 2 - 2 * usize::from(x_wins) - usize::from(y_wins);
+        // Per `kz`, the axes `kx, ky, kz` (cyclic order).
+        const AXES: [[usize; 3]; 3] = [[1, 2, 0], [2, 0, 1], [0, 1, 2]];
+        let [kx, ky, kz] = AXES[k.min(2)];
         let c = d.to_array();
-        let (dx, dy, dz) = (c[(k + 1) % 3], c[(k + 2) % 3], c[k % 3]);
-        let kz = [Axis::X, Axis::Y, Axis::Z][k % 3];
+        let (dx, dy, dz) = (c[kx], c[ky], c[kz]);
+        let kz = [Axis::X, Axis::Y, Axis::Z][kz];
         Self::with_axis(ray, kz, [dx, dy, dz], 1.0 / dz, ray_ok(ray, d.length_squared(), 0.0))
     }
 
