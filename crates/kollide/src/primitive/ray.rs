@@ -467,10 +467,10 @@ impl RayTriangleSetup {
         let k = 2 - 2 * usize::from(x_wins) - usize::from(y_wins);
         // Per `kz`, the axes `kx, ky, kz` (cyclic order).
         const AXES: [[usize; 3]; 3] = [[1, 2, 0], [2, 0, 1], [0, 1, 2]];
-        let [kx, ky, kz] = AXES[k.min(2)];
+        let [x, y, z] = AXES[k.min(2)];
         let c = d.to_array();
-        let (dx, dy, dz) = (c[kx], c[ky], c[kz]);
-        let kz = [Axis::X, Axis::Y, Axis::Z][kz];
+        let (dx, dy, dz) = (c[x], c[y], c[z]);
+        let kz = [Axis::X, Axis::Y, Axis::Z][z];
         Self::with_axis(ray, kz, [dx, dy, dz], 1.0 / dz, ray_ok(ray, d.length_squared(), 0.0))
     }
 
@@ -994,7 +994,7 @@ mod tests {
             for y in [-1.0f32, 0.0, 1.0] {
                 for z in [-1.0f32, 0.0, 1.0] {
                     let d = Vec3::new(x, y, z);
-                    for origin in [Vec3::ZERO - 3.0 * d, Vec3::new(0.2, 0.3, 0.1) - 3.0 * d] {
+                    for origin in [-3.0 * d, Vec3::new(0.2, 0.3, 0.1) - 3.0 * d] {
                         let r = Ray3::new(origin, d);
                         let fused = ray_triangle(&r, 10.0, &tri);
                         assert_eq!(ray_triangle_with(&RayTriangleSetup::new(&r), 10.0, &tri), fused, "{d}");
