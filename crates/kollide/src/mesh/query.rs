@@ -112,10 +112,15 @@ impl TriMesh {
             ray,
             max_t,
             #[inline(always)]
-            |mut range, _| {
+            |range, _| {
                 self.prefetch_slots(range.clone());
-                hit = range.any(|k| ray_triangle_with(&setup, max_t, self.slot_corners(k)).is_some());
-                hit.then_some(-1.0)
+                for k in range {
+                    if ray_triangle_with(&setup, max_t, self.slot_corners(k)).is_some() {
+                        hit = true;
+                        return Some(-1.0);
+                    }
+                }
+                None
             },
         );
         hit
