@@ -1089,7 +1089,7 @@ mod tests {
 
     #[test]
     fn huge_coordinates_still_build() {
-        // Doubled centers overflow to infinity; such axes are never binned, and every box still
+        // Doubled boxes overflow to infinity; such axes are never binned, and every box still
         // lands in exactly one leaf with a containing parent box.
         let mut boxes = boxes_on_a_line(300);
         for (i, b) in boxes.iter_mut().enumerate() {
