@@ -519,14 +519,13 @@ impl<V: BuildVector> Splitter<V> {
         // records of every partition, and the tree's SAH cost changes by under 0.5% on the bunny
         // and torus benchmarks.
         let (low, high) = (span.min.mul(V::splat(2.0)), span.max.mul(V::splat(2.0)));
-        let origin = low;
         let scale = V::bin_scale(high.sub(low), bins);
         // Large ranges choose their plane from an evenly strided sample (sampling the cost
         // function as in Hunt, Mark and Stoll, "Fast kd-tree Construction with an Adaptive
         // Error-Bounded Heuristic", 2006). The children's boxes then come from the partition.
         let step = if n >= SAMPLED { n / SAMPLES } else { 1 };
         let range = &mut prims[span.start as usize..span.end as usize];
-        let Some(plane) = self.best_plane(range, step, bins, origin, scale) else {
+        let Some(plane) = self.best_plane(range, step, bins, low, scale) else {
             // No axis has two non-empty bins (the centers coincide, or crowd inside a box that
             // large records stretch): the median is as good a split as any.
             return (n > self.params.max_leaf).then(|| median_split(prims, span));
@@ -537,12 +536,12 @@ impl<V: BuildVector> Splitter<V> {
         // The bin is a non-decreasing function of the center (see `bin_coordinates`), so the
         // records that bin left are exactly those whose center is at most the last value that
         // bins left: the partition compares one float per record instead of recomputing bins.
-        // The doubled box bracket that value: its low corner bins to 0, its high one to the last
+        // The doubled box brackets that value: its low corner bins to 0, its high one to the last
         // bin, and `plane.bin` lies in between.
         let axis = plane.axis;
         let last = (bins - 1) as f32;
-        let bin = |c: f32| V::bins_of(V::splat(c), origin, scale, last)[axis];
-        let guess = origin.axis(axis) + plane.bin as f32 / scale.axis(axis);
+        let bin = |c: f32| V::bins_of(V::splat(c), low, scale, last)[axis];
+        let guess = low.axis(axis) + plane.bin as f32 / scale.axis(axis);
         let threshold = last_below(low.axis(axis), high.axis(axis), guess, |c| bin(c) < plane.bin);
         let (mid, mut left, mut right) = if step > 1 {
             partition::<V, true>(range, axis, threshold)
