@@ -107,23 +107,22 @@ impl TriMesh {
         // that hit); a hit lowers the limit below zero, which drops everything left on the stack.
         let setup = RayTriangleSetup::new(ray);
         let max_t = max_t.min(f32::MAX);
-        let mut hit = false;
-        self.bvh().cast_ray(
-            ray,
-            max_t,
-            #[inline(always)]
-            |range, _| {
-                self.prefetch_slots(range.clone());
-                for k in range {
-                    if ray_triangle_with(&setup, max_t, self.slot_corners(k)).is_some() {
-                        hit = true;
-                        return Some(-1.0);
+        self.bvh()
+            .cast_ray(
+                ray,
+                max_t,
+                #[inline(always)]
+                |range, _| {
+                    self.prefetch_slots(range.clone());
+                    for k in range {
+                        if ray_triangle_with(&setup, max_t, self.slot_corners(k)).is_some() {
+                            return Some(-1.0);
+                        }
                     }
-                }
-                None
-            },
-        );
-        hit
+                    None
+                },
+            )
+            .is_some()
     }
 
     /// Every hit within `[0, max_t]`, appended to `hits` in increasing `t`. A ray through a shared
