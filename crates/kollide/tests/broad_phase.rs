@@ -609,3 +609,57 @@ fn zero_direction_rays_and_inverted_boxes_after_a_batch_pair_finding() {
     phase.query_box(&inverted, &mut out);
     assert_eq!(out, expected);
 }
+
+#[test]
+fn spatial_hash_rays_walk_the_cells_they_cross() {
+    // Long rays through a large sparse grid, far from the origin, with unfattened boxes (margin
+    // 0, so a box touching a cell face is bucketed on one side only), many rays along cell faces
+    // and some barely moving: the cell walk must find exactly what a scan finds, and visit a
+    // small part of the grid doing it.
+    fn check<B: TestBounds + 'static>(ray: impl Fn([f32; 3], [f32; 3]) -> B::Ray, dim: usize) {
+        let mut rng = rng(31);
+        let offset = 10_000.0;
+        let mut phase = SpatialHash::<B>::with_settings(HashSettings {
+            cell_size: Some(0.7),
+            margin: 0.0,
+            max_cells_per_object: 64,
+        });
+        let mut reference = BruteForce::<B>::new();
+        let n = 4000u32;
+        for id in 0..n {
+            // Centers and half extents on a grid of half cells: faces often lie on cell faces,
+            // up to rounding (0.7 has no exact float).
+            let c = [(); 3].map(|_| offset + (rng.random_range(-200i32..=200) as f32) * 0.35);
+            let h = [(); 3].map(|_| rng.random_range(0..=4) as f32 * 0.35);
+            let b = B::random_box(&mut rng, c, h);
+            phase.insert(id, b).unwrap();
+            reference.insert(id, b).unwrap();
+        }
+        phase.find_pairs(&mut PairEvents::default());
+        let (mut out, mut expected) = (Vec::new(), Vec::new());
+        let mut tested = 0u64;
+        let rays = 3000;
+        for _ in 0..rays {
+            let o = [(); 3].map(|_| offset + (rng.random_range(-240i32..=240) as f32) * 0.35);
+            let d = if rng.random_bool(0.02) {
+                // Barely moving, down to subnormal speeds.
+                [(); 3].map(|_| [0.0, 1e-30, -1e-39, 1e-20][rng.random_range(0..4)])
+            } else if rng.random_bool(0.5) {
+                // Along axes and diagonals, from points on cell faces and edges.
+                [(); 3].map(|_| rng.random_range(-1i32..=1) as f32 * 37.0)
+            } else {
+                [(); 3].map(|_| rng.random_range(-50.0..50.0))
+            };
+            let max_t = [1.0, 2.5, f32::INFINITY][rng.random_range(0..3)];
+            let r = ray(o, d);
+            tested += u64::from(phase.query_ray(&r, max_t, &mut out).tested);
+            reference.query_ray(&r, max_t, &mut expected);
+            assert_eq!(out, expected, "{dim}D ray {o:?} {d:?} up to {max_t}");
+        }
+        // A scan would test every object for every ray.
+        let mean = tested as f64 / rays as f64;
+        assert!(mean < f64::from(n) / 4.0, "{dim}D: {mean} boxes tested per ray of {n}");
+    }
+    check::<Aabb3>(|o, d| Ray3::new(Vec3::from(o), Vec3::from(d)), 3);
+    check::<Aabb2>(|o, d| Ray2::new(Vec2::new(o[0], o[1]), Vec2::new(d[0], d[1])), 2);
+}

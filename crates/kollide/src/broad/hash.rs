@@ -1,8 +1,7 @@
 //! A spatial hash of fattened boxes.
 
 use super::{
-    BroadBounds, BroadPhase, BroadPhaseError, Pair, PairEvents, QueryStats, Slots, ordered, ray_axis_span,
-    sort_pairs,
+    BroadBounds, BroadPhase, BroadPhaseError, Pair, PairEvents, QueryStats, Slots, ordered, sort_pairs,
 };
 use std::collections::HashMap;
 
@@ -65,6 +64,9 @@ pub struct SpatialHash<B: BroadBounds> {
     slots: Slots<B, Placement<B>>,
     cells: Vec<Cell>,
     cell_of: HashMap<CellKey, u32>,
+    /// Inclusive key range around every cell occupied since the hash last emptied (it grows
+    /// as cells fill and is not shrunk when they empty); `None` when no cell is occupied.
+    occupied: Option<(CellKey, CellKey)>,
     oversized: Vec<u32>,
     /// Ids edited since the last refresh (may repeat).
     moved: Vec<u32>,
@@ -103,6 +105,7 @@ impl<B: BroadBounds> SpatialHash<B> {
             slots: Slots::default(),
             cells: Vec::new(),
             cell_of: HashMap::new(),
+            occupied: None,
             oversized: Vec::new(),
             moved: Vec::new(),
             stale: false,
@@ -145,6 +148,9 @@ impl<B: BroadBounds> SpatialHash<B> {
         }
         self.moved = moved;
         self.moved.clear();
+        if self.cells.is_empty() {
+            self.occupied = None;
+        }
         self.stale = false;
     }
 
@@ -167,7 +173,13 @@ impl<B: BroadBounds> SpatialHash<B> {
             self.oversized.push(id);
             return Placement { fat, cells: None, oversized: true };
         };
-        for_each_cell(lo, hi, |key| {
+        self.occupied = Some(match self.occupied {
+            None => (lo, hi),
+            Some((a, b)) => {
+                (std::array::from_fn(|k| a[k].min(lo[k])), std::array::from_fn(|k| b[k].max(hi[k])))
+            }
+        });
+        for_each_cell((lo, hi), |key| {
             let next = self.cells.len() as u32;
             let index = *self.cell_of.entry(key).or_insert(next);
             if index == next {
@@ -183,7 +195,7 @@ impl<B: BroadBounds> SpatialHash<B> {
             self.oversized.retain(|&o| o != id);
         }
         let Some((lo, hi)) = placement.cells else { return };
-        for_each_cell(lo, hi, |key| {
+        for_each_cell((lo, hi), |key| {
             let Some(&index) = self.cell_of.get(&key) else { return };
             let cell = &mut self.cells[index as usize];
             if let Some(k) = cell.ids.iter().position(|&o| o == id) {
@@ -202,21 +214,27 @@ impl<B: BroadBounds> SpatialHash<B> {
 
     /// Clears `out` and fills it with the ascending ids of the objects that pass `test`, looking at
     /// the cells of `region` (a box) when it spans few enough cells and at every object otherwise.
-    fn collect(&self, region: Option<B>, test: impl Fn(&B) -> bool, out: &mut Vec<u32>) -> QueryStats {
+    fn collect(&self, region: &B, test: impl Fn(&B) -> bool, out: &mut Vec<u32>) -> QueryStats {
+        // An inverted region can still overlap boxes under the componentwise test: scan for it.
+        let usable = !self.stale && self.cell_size > 0.0 && region.is_valid();
+        match usable.then(|| self.cell_range(region)).flatten() {
+            Some((lo, hi)) => self.collect_cells(|visit| for_each_cell((lo, hi), visit), test, out),
+            None => self.collect_all(test, out),
+        }
+    }
+
+    /// [`SpatialHash::collect`] over the objects of the cells `cells` enumerates (it calls its
+    /// argument once per cell key; a key may repeat) and the oversized objects.
+    fn collect_cells(
+        &self,
+        cells: impl FnOnce(&mut dyn FnMut(CellKey)),
+        test: impl Fn(&B) -> bool,
+        out: &mut Vec<u32>,
+    ) -> QueryStats {
         out.clear();
         let tight = |id: u32| &self.slots.boxes[self.slots.slot_of[id as usize] as usize];
-        // An inverted region can still overlap boxes under the componentwise test: scan for it.
-        let usable = |r: &B| !self.stale && self.cell_size > 0.0 && r.is_valid();
-        let range = region.filter(usable).and_then(|r| self.cell_range(&r));
-        let Some((lo, hi)) = range else {
-            let (ids, boxes) = (&self.slots.ids, &self.slots.boxes);
-            out.extend((0..boxes.len()).filter(|&s| test(&boxes[s])).map(|s| ids[s]));
-            out.sort_unstable();
-            let n = boxes.len() as u32;
-            return QueryStats { visited: n, tested: n };
-        };
         let mut stats = QueryStats::default();
-        for_each_cell(lo, hi, |key| {
+        cells(&mut |key| {
             stats.visited += 1;
             if let Some(&index) = self.cell_of.get(&key) {
                 for &id in &self.cells[index as usize].ids {
@@ -237,10 +255,163 @@ impl<B: BroadBounds> SpatialHash<B> {
         out.dedup();
         stats
     }
+
+    /// [`SpatialHash::collect`] over every object.
+    fn collect_all(&self, test: impl Fn(&B) -> bool, out: &mut Vec<u32>) -> QueryStats {
+        out.clear();
+        let (ids, boxes) = (&self.slots.ids, &self.slots.boxes);
+        out.extend((0..boxes.len()).filter(|&s| test(&boxes[s])).map(|s| ids[s]));
+        out.sort_unstable();
+        let n = boxes.len() as u32;
+        QueryStats { visited: n, tested: n }
+    }
+
+    /// The walk through the cells the ray's points with `t ∈ [0, max_t]` lie in, clipped to the
+    /// occupied cells; `None` (scan instead) when the cells are stale, the ray or limit is NaN or
+    /// infinite (a scan answers those), the cells lie too far out for `f32` cell coordinates, or
+    /// the walk would visit more cells than there are objects.
+    fn ray_walk(&self, ray: &B::Ray, max_t: f32) -> Option<RayWalk> {
+        /// Cell coordinates up to this size are exact in `f32`.
+        const FAR: f32 = (1 << 24) as f32;
+        if self.stale || self.cell_size <= 0.0 || !(max_t >= 0.0) {
+            return None;
+        }
+        let Some((lo, hi)) = self.occupied else {
+            return Some(RayWalk::EMPTY);
+        };
+        let inv = 1.0 / self.cell_size;
+        // The walk runs in cell units: cell `k` along an axis spans `[k, k + 1)`.
+        let (origin, dir) = B::ray_parts(ray);
+        let (origin, dir) = (origin.map(|v| v * inv), dir.map(|v| v * inv));
+        let far = |v: &f32| !(v.abs() < FAR);
+        if origin.iter().chain(&dir).any(far) || lo.iter().chain(&hi).any(|&k| far(&(k as f32))) {
+            return None;
+        }
+        let (mut t0, mut t1) = (0.0f32, max_t);
+        // The occupied cells, one more on each side against rounding (the keys are clamped).
+        for axis in 0..B::DIM {
+            let (lo, hi) = (lo[axis] as f32 - 1.0, hi[axis] as f32 + 2.0);
+            let d = dir[axis];
+            if d == 0.0 {
+                if !(lo <= origin[axis] && origin[axis] <= hi) {
+                    return Some(RayWalk::EMPTY);
+                }
+                continue;
+            }
+            let (a, b) = ((lo - origin[axis]) / d, (hi - origin[axis]) / d);
+            (t0, t1) = (t0.max(a.min(b)), t1.min(a.max(b)));
+        }
+        if !(t0 <= t1) {
+            return Some(RayWalk::EMPTY);
+        }
+        let major = (0..B::DIM).fold(0, |m, a| if dir[a].abs() > dir[m].abs() { a } else { m });
+        if dir[major] != 0.0 && !(RayWalk::slack(FAR) / dir[major].abs()).is_finite() {
+            // So slow a ray that the slabs' slack overflows in `t`.
+            return None;
+        }
+        let walk = RayWalk { origin, dir, dim: B::DIM, major, t: (t0, t1), lo, hi };
+        (walk.slab_count() <= self.slots.len() as u64).then_some(walk)
+    }
+}
+
+/// The cells along a ray segment, in cell units (the cell of key `k` spans `[k, k + 1)` on each
+/// axis): the points `origin + dir · t` for `t` in `t`, within the key range `lo..=hi`.
+///
+/// The segment is cut into slabs one cell thick along its major axis (the largest direction
+/// component), so that the other coordinates move by at most one cell per slab, and each slab
+/// visits the cells of its piece's box. Pieces and boxes are grown by [`RayWalk::slack`], so that
+/// rounding (here, in the ray tests and in the bucketing) never drops a cell the segment touches;
+/// an extra cell only costs its tests.
+#[derive(Clone, Copy, Debug)]
+struct RayWalk {
+    origin: [f32; 3],
+    dir: [f32; 3],
+    dim: usize,
+    major: usize,
+    t: (f32, f32),
+    lo: CellKey,
+    hi: CellKey,
+}
+
+impl RayWalk {
+    /// A walk that visits no cell.
+    const EMPTY: RayWalk =
+        RayWalk { origin: [0.0; 3], dir: [0.0; 3], dim: 0, major: 0, t: (1.0, 0.0), lo: [0; 3], hi: [0; 3] };
+
+    /// The point at `t`.
+    fn at(&self, t: f32) -> [f32; 3] {
+        std::array::from_fn(|a| self.origin[a] + self.dir[a] * t)
+    }
+
+    /// How far, in cells, a coordinate `v` (in cells) is trusted: a thousandth of a cell, plus
+    /// many times the rounding error of coordinates of that size.
+    fn slack(v: f32) -> f32 {
+        1e-3 + v.abs() * 1e-5
+    }
+
+    /// The key of coordinate `v` on `axis`, clamped to the walk's range.
+    fn key(&self, axis: usize, v: f32) -> i32 {
+        (v.floor() as i32).clamp(self.lo[axis], self.hi[axis])
+    }
+
+    /// The first and last slab (keys along the major axis), one wider at each end than the
+    /// segment's ends; `None` for an empty walk.
+    fn slabs(&self) -> Option<(i32, i32)> {
+        if self.dim == 0 || !(self.t.0 <= self.t.1) {
+            return None;
+        }
+        let m = self.major;
+        let (a, b) = (self.at(self.t.0)[m], self.at(self.t.1)[m]);
+        let (first, last) = (self.key(m, a.min(b)), self.key(m, a.max(b)));
+        Some((first.saturating_sub(1).max(self.lo[m]), last.saturating_add(1).min(self.hi[m])))
+    }
+
+    /// The number of slabs.
+    fn slab_count(&self) -> u64 {
+        self.slabs().map_or(0, |(first, last)| (i64::from(last) - i64::from(first) + 1) as u64)
+    }
+
+    /// Calls `visit` for the cells of every slab (a cell may come more than once).
+    fn for_each_cell(&self, visit: &mut dyn FnMut(CellKey)) {
+        let Some((first, last)) = self.slabs() else { return };
+        let m = self.major;
+        let d = self.dir[m];
+        if d == 0.0 {
+            // No direction: the segment is one point.
+            let p = self.at(self.t.0);
+            return for_each_cell(self.cells_around(p, p, None), &mut *visit);
+        }
+        for k in first..=last {
+            // The part of the segment within the slab `[k, k + 1)` of the major axis, grown.
+            let (near, far) = (k as f32 - self.origin[m], k as f32 + 1.0 - self.origin[m]);
+            let grow = Self::slack(k as f32) / d.abs();
+            let (a, b) = (near / d, far / d);
+            let (ta, tb) = ((a.min(b) - grow).max(self.t.0 - grow), (a.max(b) + grow).min(self.t.1 + grow));
+            if ta <= tb {
+                for_each_cell(self.cells_around(self.at(ta), self.at(tb), Some(k)), &mut *visit);
+            }
+        }
+    }
+
+    /// The key range of the box around the points `a` and `b`, grown by the slack; on the major
+    /// axis only `major_key` if given.
+    fn cells_around(&self, a: [f32; 3], b: [f32; 3], major_key: Option<i32>) -> (CellKey, CellKey) {
+        let (mut lo, mut hi) = ([0i32; 3], [0i32; 3]);
+        for axis in 0..self.dim {
+            if let Some(k) = major_key.filter(|_| axis == self.major) {
+                (lo[axis], hi[axis]) = (k, k);
+            } else {
+                let (low, high) = (a[axis].min(b[axis]), a[axis].max(b[axis]));
+                lo[axis] = self.key(axis, low - Self::slack(low));
+                hi[axis] = self.key(axis, high + Self::slack(high));
+            }
+        }
+        (lo, hi)
+    }
 }
 
 /// Calls `f` for every cell key in the inclusive range.
-fn for_each_cell(lo: CellKey, hi: CellKey, mut f: impl FnMut(CellKey)) {
+fn for_each_cell((lo, hi): (CellKey, CellKey), mut f: impl FnMut(CellKey)) {
     for z in lo[2]..=hi[2] {
         for y in lo[1]..=hi[1] {
             for x in lo[0]..=hi[0] {
@@ -331,22 +502,14 @@ impl<B: BroadBounds> BroadPhase<B> for SpatialHash<B> {
     }
 
     fn query_box(&self, query: &B, out: &mut Vec<u32>) -> QueryStats {
-        self.collect(Some(*query), |b| b.overlaps(query), out)
+        self.collect(query, |b| b.overlaps(query), out)
     }
 
     fn query_ray(&self, ray: &B::Ray, max_t: f32, out: &mut Vec<u32>) -> QueryStats {
-        // The cells of the box around the ray's reach; a long ray spans too many and scans all
-        // objects instead.
-        let region = ray_reach_box::<B>(ray, max_t);
-        self.collect(region, |b| b.ray_entry(ray, max_t).is_some(), out)
+        let test = |b: &B| b.ray_entry(ray, max_t).is_some();
+        match self.ray_walk(ray, max_t) {
+            Some(walk) => self.collect_cells(|visit| walk.for_each_cell(visit), test, out),
+            None => self.collect_all(test, out),
+        }
     }
-}
-
-/// The box of the ray's points with `t ∈ [0, max_t]` (unbounded for an unbounded ray).
-fn ray_reach_box<B: BroadBounds>(ray: &B::Ray, max_t: f32) -> Option<B> {
-    let (mut lo, mut hi) = ([0.0f32; 3], [0.0f32; 3]);
-    for axis in 0..B::DIM {
-        (lo[axis], hi[axis]) = ray_axis_span::<B>(ray, max_t, axis);
-    }
-    Some(B::from_lo_hi(lo, hi))
 }

@@ -479,17 +479,6 @@ fn ray_usable<B: BroadBounds>(ray: &B::Ray, max_t: f32) -> bool {
     o.iter().chain(&d).all(|x| x.is_finite()) && d.iter().any(|&x| x != 0.0) && max_t >= 0.0
 }
 
-/// The range of coordinate `axis` over the ray's points with `t ∈ [0, max_t]` (infinite bounds for
-/// an unbounded ray; NaN bounds, which match nothing, for NaN input).
-fn ray_axis_span<B: BroadBounds>(ray: &B::Ray, max_t: f32, axis: usize) -> (f32, f32) {
-    let (o, d) = B::ray_parts(ray);
-    let (o, d) = (o[axis], d[axis]);
-    // `d · max_t` is NaN for `0 · ∞`: the ray does not move along this axis.
-    let reach = if d == 0.0 { 0.0 } else { d * max_t };
-    let end = o + reach;
-    if end < o { (end, o) } else { (o, end) }
-}
-
 #[cfg(test)]
 mod tests {
     use super::{MAX_ID, Pair, sort_pairs};
