@@ -944,6 +944,38 @@ impl Bvh3 {
         let leaf_order = prims.iter().map(<Vec3A as BuildVector>::prim_id).collect();
         Bvh3 { nodes, leaf_order }
     }
+
+    /// Builds over groups of one or two consecutive ids that the tree keeps in one leaf: group
+    /// `k` holds the ids `starts[k]..starts[k + 1]` and `boxes` gives its box with id `k`.
+    ///
+    /// Binning half as many records makes the build about half as long where most groups are
+    /// pairs. `settings` count groups, and `max_leaf_size` is clamped to `1..=7` so that a leaf
+    /// holds at most 14 ids; the tree's leaf ranges and [`Bvh3::leaf_order`] count ids. The
+    /// caller guarantees what [`Bvh3::build_from_boxes`] asks of the boxes, and `starts` rising
+    /// from 0 by one or two, one entry longer than `boxes`.
+    pub(crate) fn build_from_pairs(
+        boxes: impl Iterator<Item = (u32, Vec3A, Vec3A)>,
+        starts: &[u32],
+        settings: BvhSettings,
+    ) -> Bvh3 {
+        let settings = BvhSettings { max_leaf_size: settings.max_leaf_size.clamp(1, 7), ..settings };
+        let Bvh3 { mut nodes, leaf_order: group_order } = Self::build_from_boxes(boxes, settings);
+        // `position[g]`: where the `g`-th group in leaf order starts among the ids.
+        let mut position = Vec::with_capacity(group_order.len() + 1);
+        let mut leaf_order = Vec::with_capacity(starts.last().map_or(0, |&n| n as usize));
+        for &group in &group_order {
+            position.push(leaf_order.len() as u32);
+            leaf_order.extend(starts[group as usize]..starts[group as usize + 1]);
+        }
+        position.push(leaf_order.len() as u32);
+        for code in nodes.iter_mut().flat_map(|node| &mut node.child) {
+            if let Child::Leaf { first, count } = Child::decode(*code) {
+                let (first, end) = (position[first as usize], position[(first + count) as usize]);
+                *code = Child::Leaf { first, count: end - first }.encode();
+            }
+        }
+        Bvh3 { nodes, leaf_order }
+    }
 }
 
 #[cfg(test)]
@@ -1052,6 +1084,55 @@ mod tests {
                 })
                 .collect();
             build_and_check(&boxes, 4);
+        }
+    }
+
+    #[test]
+    fn pairs_stay_together_in_one_leaf() {
+        let mut rng = kollide_testkit::random::rng(5);
+        for n in [1, 2, 3, 9, 200, 5000] {
+            // Ids 0..n in groups of one or two, each id with its own random box.
+            let boxes: Vec<Aabb3> = (0..n)
+                .map(|_| {
+                    let c = kollide_testkit::random::point3(&mut rng, 50.0);
+                    let h = kollide_testkit::random::point3(&mut rng, 1.0).abs();
+                    Aabb3::new(c - h, c + h)
+                })
+                .collect();
+            let mut starts = vec![0u32];
+            while (*starts.last().unwrap() as usize) < n {
+                let next = starts.last().unwrap() + if rand::Rng::random_bool(&mut rng, 0.7) { 2 } else { 1 };
+                starts.push(next.min(n as u32));
+            }
+            let group_boxes = starts.windows(2).enumerate().map(|(k, run)| {
+                let b = boxes[run[0] as usize..run[1] as usize].iter().fold(Aabb3::EMPTY, |a, b| a.merge(b));
+                (k as u32, Vec3A::from(b.min), Vec3A::from(b.max))
+            });
+            let bvh = Bvh3::build_from_pairs(
+                group_boxes,
+                &starts,
+                BvhSettings { max_leaf_size: 15, ..Default::default() },
+            );
+            let mut sorted = bvh.leaf_order.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, (0..n as u32).collect::<Vec<_>>(), "every id once");
+            let mut leaves = 0;
+            for node in &bvh.nodes {
+                for lane in 0..4 {
+                    let Child::Leaf { first, count } = Child::decode(node.child[lane]) else { continue };
+                    leaves += count;
+                    assert!((1..=14).contains(&count), "n = {n}: leaf of {count}");
+                    let ids = &bvh.leaf_order[first as usize..(first + count) as usize];
+                    let bounds = ids.iter().fold(Aabb3::EMPTY, |a, &id| a.merge(&boxes[id as usize]));
+                    assert_eq!(node.child_box(lane), bounds, "leaf box is tight");
+                    for &id in ids {
+                        let group = starts.partition_point(|&s| s <= id) - 1;
+                        let (start, end) = (starts[group], starts[group + 1]);
+                        assert!((start..end).all(|other| ids.contains(&other)), "group {group} split");
+                    }
+                }
+            }
+            assert_eq!(leaves as usize, n);
         }
     }
 
