@@ -945,20 +945,22 @@ impl Bvh3 {
         Bvh3 { nodes, leaf_order }
     }
 
-    /// Builds over groups of one or two consecutive ids that the tree keeps in one leaf: group
-    /// `k` holds the ids `starts[k]..starts[k + 1]` and `boxes` gives its box with id `k`.
+    /// Builds over groups of consecutive ids that the tree keeps in one leaf: group `k` holds the
+    /// ids `starts[k]..starts[k + 1]` and `boxes` gives its box with id `k`.
     ///
-    /// Binning half as many records makes the build about half as long where most groups are
-    /// pairs. `settings` count groups, and `max_leaf_size` is clamped to `1..=7` so that a leaf
-    /// holds at most 14 ids; the tree's leaf ranges and [`Bvh3::leaf_order`] count ids. The
-    /// caller guarantees what [`Bvh3::build_from_boxes`] asks of the boxes, and `starts` rising
-    /// from 0 by one or two, one entry longer than `boxes`.
-    pub(crate) fn build_from_pairs(
+    /// Binning a fraction of the records makes the build that much shorter where the groups are
+    /// large. `settings` count groups, and `max_leaf_size` is clamped to `1..=15 / longest group`
+    /// so that a leaf holds at most 15 ids; the tree's leaf ranges and [`Bvh3::leaf_order`] count
+    /// ids. The caller guarantees what [`Bvh3::build_from_boxes`] asks of the boxes, and `starts`
+    /// rising strictly from 0 by at most 15, one entry longer than `boxes`.
+    pub(crate) fn build_from_groups(
         boxes: impl Iterator<Item = (u32, Vec3A, Vec3A)>,
         starts: &[u32],
         settings: BvhSettings,
     ) -> Bvh3 {
-        let settings = BvhSettings { max_leaf_size: settings.max_leaf_size.clamp(1, 7), ..settings };
+        let longest = starts.windows(2).map(|run| run[1] - run[0]).max().unwrap_or(1).clamp(1, 15);
+        let most = 15 / longest as usize;
+        let settings = BvhSettings { max_leaf_size: settings.max_leaf_size.clamp(1, most), ..settings };
         let Bvh3 { mut nodes, leaf_order: group_order } = Self::build_from_boxes(boxes, settings);
         // `position[g]`: where the `g`-th group in leaf order starts among the ids.
         let mut position = Vec::with_capacity(group_order.len() + 1);
@@ -1088,10 +1090,10 @@ mod tests {
     }
 
     #[test]
-    fn pairs_stay_together_in_one_leaf() {
+    fn groups_stay_together_in_one_leaf() {
         let mut rng = kollide_testkit::random::rng(5);
         for n in [1, 2, 3, 9, 200, 5000] {
-            // Ids 0..n in groups of one or two, each id with its own random box.
+            // Ids 0..n in groups of one to four, each id with its own random box.
             let boxes: Vec<Aabb3> = (0..n)
                 .map(|_| {
                     let c = kollide_testkit::random::point3(&mut rng, 50.0);
@@ -1101,14 +1103,14 @@ mod tests {
                 .collect();
             let mut starts = vec![0u32];
             while (*starts.last().unwrap() as usize) < n {
-                let next = starts.last().unwrap() + if rand::Rng::random_bool(&mut rng, 0.7) { 2 } else { 1 };
+                let next = starts.last().unwrap() + rand::Rng::random_range(&mut rng, 1..=4);
                 starts.push(next.min(n as u32));
             }
             let group_boxes = starts.windows(2).enumerate().map(|(k, run)| {
                 let b = boxes[run[0] as usize..run[1] as usize].iter().fold(Aabb3::EMPTY, |a, b| a.merge(b));
                 (k as u32, Vec3A::from(b.min), Vec3A::from(b.max))
             });
-            let bvh = Bvh3::build_from_pairs(
+            let bvh = Bvh3::build_from_groups(
                 group_boxes,
                 &starts,
                 BvhSettings { max_leaf_size: 15, ..Default::default() },
@@ -1121,7 +1123,7 @@ mod tests {
                 for lane in 0..4 {
                     let Child::Leaf { first, count } = Child::decode(node.child[lane]) else { continue };
                     leaves += count;
-                    assert!((1..=14).contains(&count), "n = {n}: leaf of {count}");
+                    assert!((1..=15).contains(&count), "n = {n}: leaf of {count}");
                     let ids = &bvh.leaf_order[first as usize..(first + count) as usize];
                     let bounds = ids.iter().fold(Aabb3::EMPTY, |a, &id| a.merge(&boxes[id as usize]));
                     assert_eq!(node.child_box(lane), bounds, "leaf box is tight");
