@@ -26,6 +26,8 @@ fn meshes() -> Vec<(&'static str, MeshData, bool)> {
         ("bunny3674", asset("bunny_npm_3674.obj"), true),
         ("elephant", asset("cgal_elephant.off"), true),
         ("teapot (open)", asset("teapot_npm_992.obj"), false),
+        // A CAD mesh listed in triangle strips: its BVH is built over runs of triangles.
+        ("fandisk", asset("cgal_fandisk.off"), true),
     ]
 }
 
@@ -199,6 +201,7 @@ fn inside_outside_equals_winding_number() {
         ("elephant", asset("cgal_elephant.off"), 15_000),
         ("asteroid5k", shapes::asteroid(11, 5_000), 12_000),
         ("torus", shapes::torus(1.0, 0.35, 60, 40), 12_000),
+        ("fandisk", asset("cgal_fandisk.off"), 12_000),
     ];
     let mut total = 0;
     for (name, data, count) in cases {
