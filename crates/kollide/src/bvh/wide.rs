@@ -403,10 +403,10 @@ impl Bvh3 {
     /// Each child is packed as `key bits << 32 | code` (the stack holds them so) and the four
     /// lanes (missed ones as `u64::MAX`, which sort last) go through the optimal five-comparator
     /// sorting network for four inputs (Knuth, TAOCP vol. 3, §5.3.4); packing in SSE registers
-    /// rather than lane by lane takes 13% fewer instructions per any-hit ray on the bunny. For keys `>= +0` (entry parameters, squared
-    /// distances) the integer order of the bits is the order of the floats; other keys only make
-    /// the order less useful, never the result wrong, since the limit is checked again when an
-    /// entry is popped.
+    /// rather than lane by lane takes 13% fewer instructions per any-hit ray on the bunny. For
+    /// keys `>= +0` (entry parameters, squared distances) the integer order of the bits is the
+    /// order of the floats; other keys only make the order less useful, never the result wrong,
+    /// since the limit is checked again when an entry is popped.
     #[inline(always)]
     fn push_sorted(stack: &mut TraversalStack<u64>, node: &Node4, keys: Vec4, mask: u32) -> u32 {
         let mut v = sort_items(node, keys, mask);
