@@ -940,7 +940,8 @@ impl Bvh3 {
             max_leaf: settings.max_leaf_size.clamp(1, 15),
             traversal_cost: settings.traversal_cost.max(0.0),
         };
-        let nodes = build_wide::<Vec3A, Node4>(&mut prims, root, params);
+        let mut nodes = build_wide::<Vec3A, Node4>(&mut prims, root, params);
+        nodes.iter_mut().for_each(Node4::update_order);
         let leaf_order = prims.iter().map(<Vec3A as BuildVector>::prim_id).collect();
         Bvh3 { nodes, leaf_order }
     }

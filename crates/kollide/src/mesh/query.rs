@@ -102,27 +102,20 @@ impl TriMesh {
 
     /// True if the ray hits any triangle within `[0, max_t]`; stops at the first hit found.
     pub fn intersects_ray(&self, ray: &Ray3, max_t: f32) -> bool {
-        // Front to back like the closest hit, whose nearest-first order reaches a hit in fewer
-        // nodes than a depth-first walk in lane order (bunny: 9.3 nodes against 10.4 for the rays
-        // that hit); a hit lowers the limit below zero, which drops everything left on the stack.
+        // Near to far by each node's stored order for the ray's octant, not sorted by entry
+        // parameter as for the closest hit: on the bunny the rays that hit visit 9.6 nodes against
+        // 9.3, but each visit is cheaper and the search 9% faster (`ray/bunny75k/any`).
         let setup = RayTriangleSetup::new(ray);
         let max_t = max_t.min(f32::MAX);
-        self.bvh()
-            .cast_ray(
-                ray,
-                max_t,
-                #[inline(always)]
-                |range, _| {
-                    self.prefetch_slots(range.clone());
-                    for k in range {
-                        if ray_triangle_with(&setup, max_t, self.slot_corners(k)).is_some() {
-                            return Some(-1.0);
-                        }
-                    }
-                    None
-                },
-            )
-            .is_some()
+        self.bvh().cast_ray_any(
+            ray,
+            max_t,
+            #[inline(always)]
+            |mut range| {
+                self.prefetch_slots(range.clone());
+                range.any(|k| ray_triangle_with(&setup, max_t, self.slot_corners(k)).is_some())
+            },
+        )
     }
 
     /// Every hit within `[0, max_t]`, appended to `hits` in increasing `t`. A ray through a shared
