@@ -499,9 +499,7 @@ impl Bvh3 {
         let setup = RayBoxSetup::new(ray);
         self.traverse_ordered(max_t.min(f32::MAX), |node, limit| node.ray_entry(&setup, *limit), leaf)
     }
-}
 
-impl Bvh3 {
     /// Any-hit ray traversal: visits leaves whose box the ray crosses within `[0, max_t]`, roughly
     /// near to far, until `leaf` returns `true`. Returns whether it did.
     ///
