@@ -487,6 +487,30 @@ impl RayTriangleSetup {
     }
 }
 
+/// The three corners as SIMD vectors, each by one 16-byte read; the fourth lane of each holds
+/// another coordinate of the triangle, which the test never reads.
+#[inline(always)]
+fn load_corners(tri: &[Vec3; 3]) -> [Vec3A; 3] {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_loadu_ps, _mm_shuffle_ps};
+        let p = tri.as_ptr().cast::<f32>();
+        // SAFETY: SSE is part of the x86_64 baseline, and the nine floats of `tri` are contiguous
+        // (`Vec3` is three `f32`). The unaligned reads cover floats 0..4, 3..7 and 5..9: all inside
+        // `tri`. The last one starts a float early and the shuffle moves that float to the end.
+        unsafe {
+            let c = _mm_loadu_ps(p.add(5));
+            [
+                _mm_loadu_ps(p).into(),
+                _mm_loadu_ps(p.add(3)).into(),
+                _mm_shuffle_ps::<0b00_11_10_01>(c, c).into(),
+            ]
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    tri.map(Vec3A::from)
+}
+
 /// Casts a ray against a triangle, two-sided and watertight.
 ///
 /// Returns the hit with `t ∈ [0, max_t]`, its barycentric coordinates and the side hit. The test is
@@ -556,12 +580,8 @@ fn watertight<const X: usize, const Y: usize, const Z: usize>(
     // through the 2D origin (z is left unscaled until the end). Every vertex goes through the same
     // operations in the same order, whichever triangle it belongs to.
     let origin = Vec3A::from(setup.origin);
-    let relative = Mat3A::from_cols(
-        Vec3A::from(tri[0]) - origin,
-        Vec3A::from(tri[1]) - origin,
-        Vec3A::from(tri[2]) - origin,
-    )
-    .transpose();
+    let [a, b, c] = load_corners(tri);
+    let relative = Mat3A::from_cols(a - origin, b - origin, c - origin).transpose();
     let axes = [relative.x_axis, relative.y_axis, relative.z_axis];
     let z = axes[Z];
     let x = axes[X] - sx * z;
