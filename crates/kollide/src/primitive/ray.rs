@@ -494,6 +494,7 @@ fn load_corners(tri: &[Vec3; 3]) -> [Vec3A; 3] {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_loadu_ps, _mm_shuffle_ps};
+        const { assert!(size_of::<[Vec3; 3]>() == 9 * size_of::<f32>()) };
         let p = tri.as_ptr().cast::<f32>();
         // SAFETY: SSE is part of the x86_64 baseline, and the nine floats of `tri` are contiguous
         // (`Vec3` is three `f32`). The unaligned reads cover floats 0..4, 3..7 and 5..9: all inside
