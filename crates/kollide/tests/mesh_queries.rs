@@ -378,6 +378,31 @@ fn bad_placements_and_inputs_are_refused() {
     assert_eq!(instance.contains_point(Vec3::new(f32::INFINITY, 0.0, 0.0)), None);
 }
 
+/// Regression: the ray queries clamped `max_t` to `f32::MAX` with `f32::min`, which returns the
+/// number when the other operand is NaN, so a NaN limit searched the whole ray and hit.
+#[test]
+fn a_nan_or_negative_ray_limit_finds_nothing() {
+    use kollide::math::Affine3A;
+    use kollide::mesh::MeshInstance;
+    use std::sync::Arc;
+    let mesh = Arc::new(TriMesh::from_data(shapes::icosphere(2)).unwrap());
+    let instance = MeshInstance::new(mesh.clone(), Affine3A::from_scale(Vec3::new(2.0, 1.0, 0.5))).unwrap();
+    let ray = Ray3::new(Vec3::new(0.1, 0.2, -5.0), Vec3::Z);
+    assert!(mesh.intersects_ray(&ray, f32::INFINITY), "the ray does hit without a bad limit");
+    for max_t in [f32::NAN, -1.0, f32::NEG_INFINITY] {
+        assert_eq!(mesh.cast_ray(&ray, max_t), None, "max_t {max_t}");
+        assert_eq!(mesh.cast_ray_t(&ray, max_t), None, "max_t {max_t}");
+        assert!(!mesh.intersects_ray(&ray, max_t), "max_t {max_t}");
+        let mut hits = Vec::new();
+        mesh.cast_ray_all(&ray, max_t, &mut hits);
+        assert!(hits.is_empty(), "max_t {max_t}");
+        assert_eq!(instance.cast_ray(&ray, max_t), None, "max_t {max_t}");
+        assert!(!instance.intersects_ray(&ray, max_t), "max_t {max_t}");
+        instance.cast_ray_all(&ray, max_t, &mut hits);
+        assert!(hits.is_empty(), "max_t {max_t}");
+    }
+}
+
 #[test]
 fn moved_vertices_refit_the_bvh() {
     let data = shapes::torus(1.0, 0.35, 30, 20);

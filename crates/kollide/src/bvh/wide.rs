@@ -488,7 +488,8 @@ impl Bvh3 {
     }
 
     /// Front-to-back traversal for the closest ray hit: [`Bvh3::traverse_ordered`] keyed by the
-    /// parameter at which the ray enters each box, within `[0, max_t]`.
+    /// parameter at which the ray enters each box, within `[0, max_t]`. A NaN or negative `max_t`
+    /// finds nothing.
     #[inline]
     pub fn cast_ray(
         &self,
@@ -496,6 +497,10 @@ impl Bvh3 {
         max_t: f32,
         leaf: impl FnMut(Range<u32>, f32) -> Option<f32>,
     ) -> Option<f32> {
+        // Checked before the clamp to `f32::MAX` below, which would turn a NaN into no limit.
+        if !(max_t >= 0.0) {
+            return None;
+        }
         let setup = RayBoxSetup::new(ray);
         self.traverse_ordered(max_t.min(f32::MAX), |node, limit| node.ray_entry(&setup, *limit), leaf)
     }
