@@ -345,6 +345,49 @@ fn instances_equal_baked_copies_under_random_affine_maps() {
     }
 }
 
+/// The batch calls answer every item as the one-item call does, in order, bad items included
+/// (parallel with the `parallel` feature, sequential without; the results are the same).
+#[test]
+fn batch_queries_equal_one_by_one() {
+    use kollide::mesh::MeshInstance;
+    use std::sync::Arc;
+    let mut rng = random::rng(12);
+    let data = asset("cgal_bunny00.off");
+    let shared = Arc::new(TriMesh::from_data(data).unwrap());
+    let instance = MeshInstance::new(shared, random::affine3(&mut rng, 10.0)).unwrap();
+    let bounds = instance.bounds();
+    let mut rays: Vec<(Ray3, f32)> = (0..QUERIES).map(|_| random_ray(&mut rng, &bounds)).collect();
+    let mut spheres: Vec<Sphere> = (0..QUERIES).map(|_| random_sphere(&mut rng, &bounds)).collect();
+    // Bad items get the one-item call's documented answer (a miss), not an error for the batch.
+    rays.push((Ray3::new(Vec3::NAN, Vec3::X), 1.0));
+    rays.push((Ray3::new(bounds.center(), Vec3::ZERO), f32::INFINITY));
+    rays.push((Ray3::new(bounds.center(), Vec3::X), f32::NAN));
+    spheres.push(Sphere::new(Vec3::splat(f32::INFINITY), 1.0));
+    spheres.push(Sphere::new(bounds.center(), f32::NAN));
+
+    let mut hits = vec![None; 3];
+    instance.cast_rays(&rays, &mut hits);
+    let one_by_one: Vec<_> = rays.iter().map(|(ray, max_t)| instance.cast_ray(ray, *max_t)).collect();
+    assert_eq!(hits, one_by_one);
+    let mut any = vec![true; 5];
+    instance.intersects_rays(&rays, &mut any);
+    let one_by_one: Vec<bool> =
+        rays.iter().map(|(ray, max_t)| instance.intersects_ray(ray, *max_t)).collect();
+    assert_eq!(any, one_by_one);
+    assert_eq!(any, hits.iter().map(Option::is_some).collect::<Vec<_>>(), "any hit iff a closest hit");
+    let hit_count = any.iter().filter(|&&h| h).count();
+    assert!(hit_count > QUERIES / 10 && hit_count < QUERIES, "{hit_count} hits: the rays test both cases");
+    assert!(!any[QUERIES..].iter().any(|&h| h), "bad rays miss");
+    let mut touched = vec![true; 7];
+    instance.intersects_spheres(&spheres, &mut touched);
+    let one_by_one: Vec<bool> = spheres.iter().map(|s| instance.intersects_sphere(s)).collect();
+    assert_eq!(touched, one_by_one);
+    assert!(!touched[QUERIES..].iter().any(|&t| t), "bad balls touch nothing");
+
+    instance.intersects_rays(&[], &mut any);
+    assert!(any.is_empty(), "the output is cleared first");
+}
+
 #[test]
 fn bad_placements_and_inputs_are_refused() {
     use kollide::math::Affine3A;

@@ -155,6 +155,19 @@ impl MeshInstance {
         out.extend(rays.iter().map(|(ray, max_t)| self.cast_ray(ray, *max_t)));
     }
 
+    /// Any-hit tests for many rays (each with its own `max_t`), writing one answer per ray into
+    /// `out` (cleared first): shadow rays in bulk. Parallel over rays with the `parallel` feature.
+    pub fn intersects_rays(&self, rays: &[(Ray3, f32)], out: &mut Vec<bool>) {
+        out.clear();
+        #[cfg(feature = "parallel")]
+        {
+            use rayon::prelude::*;
+            rays.par_iter().map(|(ray, max_t)| self.intersects_ray(ray, *max_t)).collect_into_vec(out);
+        }
+        #[cfg(not(feature = "parallel"))]
+        out.extend(rays.iter().map(|(ray, max_t)| self.intersects_ray(ray, *max_t)));
+    }
+
     /// Tests many balls, writing one answer per ball into `out` (cleared first). Parallel over
     /// balls with the `parallel` feature.
     pub fn intersects_spheres(&self, spheres: &[Sphere], out: &mut Vec<bool>) {
