@@ -9,4 +9,5 @@ mod build;
 mod wide;
 
 pub use build::BvhSettings;
+pub(crate) use wide::ray_limit;
 pub use wide::{Bvh3, Child, MAX_PRIMITIVES, Node4, RayBoxSetup};

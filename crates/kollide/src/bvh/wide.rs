@@ -228,6 +228,15 @@ impl Node4 {
     }
 }
 
+/// A ray's `max_t` as the limit of [`Node4::ray_entry`]: `None` when no `t` qualifies (a NaN or
+/// negative `max_t`), else `max_t` lowered to at most `f32::MAX`. The limit is kept finite so that
+/// empty slots, whose box `[+∞, +∞]` a ray may enter at `t = +∞`, never pass the test; checking
+/// first matters, since `f32::min` turns a NaN into the other operand, that is, into no limit.
+#[inline]
+pub(crate) fn ray_limit(max_t: f32) -> Option<f32> {
+    (max_t >= 0.0).then(|| max_t.min(f32::MAX))
+}
+
 /// Per-ray constants of the SIMD slab test.
 ///
 /// The slab test computes `t = (plane - origin) / dir` as `plane · (1/dir) - origin · (1/dir)`.
@@ -497,12 +506,9 @@ impl Bvh3 {
         max_t: f32,
         leaf: impl FnMut(Range<u32>, f32) -> Option<f32>,
     ) -> Option<f32> {
-        // Checked before the clamp to `f32::MAX` below, which would turn a NaN into no limit.
-        if !(max_t >= 0.0) {
-            return None;
-        }
+        let max_t = ray_limit(max_t)?;
         let setup = RayBoxSetup::new(ray);
-        self.traverse_ordered(max_t.min(f32::MAX), |node, limit| node.ray_entry(&setup, *limit), leaf)
+        self.traverse_ordered(max_t, |node, limit| node.ray_entry(&setup, *limit), leaf)
     }
 
     /// Any-hit ray traversal: visits leaves whose box the ray crosses within `[0, max_t]`, roughly
@@ -514,11 +520,10 @@ impl Bvh3 {
     /// directly and only the others are pushed.
     #[inline]
     pub fn cast_ray_any(&self, ray: &Ray3, max_t: f32, mut leaf: impl FnMut(Range<u32>) -> bool) -> bool {
-        if self.nodes.is_empty() || !(max_t >= 0.0) {
+        let Some(max_t) = ray_limit(max_t).filter(|_| !self.nodes.is_empty()) else {
             return false;
-        }
+        };
         let setup = RayBoxSetup::new(ray);
-        let max_t = max_t.min(f32::MAX);
         let mut stack = TraversalStack::<u32>::new();
         let mut node = &self.nodes[0];
         loop {
