@@ -27,6 +27,7 @@ pub mod math;
 pub mod mesh;
 pub mod narrow;
 pub mod primitive;
+pub mod query;
 pub mod shape;
 
 /// The README's examples, compiled and run as doctests.

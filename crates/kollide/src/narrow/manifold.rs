@@ -79,7 +79,7 @@ impl ContactManifold {
     }
 
     /// Appends a point (ignored when full).
-    pub(crate) fn push(&mut self, point_a: Vec3A, point_b: Vec3A, separation: f32, id: u32) {
+    pub fn push(&mut self, point_a: Vec3A, point_b: Vec3A, separation: f32, id: u32) {
         if self.len < 4 {
             self.points[self.len] =
                 ManifoldPoint { point_a: point_a.into(), point_b: point_b.into(), separation, id };

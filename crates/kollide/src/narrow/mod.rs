@@ -73,6 +73,16 @@ pub struct Contact {
     /// Signed distance: positive apart, negative penetrating (`point_b - point_a = separation ·
     /// normal` up to rounding).
     pub separation: f32,
+    pub part_a: u32,
+    pub part_b: u32,
+}
+
+/// TEMP
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PartManifold {
+    pub part_a: u32,
+    pub part_b: u32,
+    pub manifold: ContactManifold,
 }
 
 /// The frame a pair query runs in: `world = rotation · x + origin`.
@@ -398,6 +408,8 @@ impl FrameContact {
             point_b: self.point_b.into(),
             normal: self.normal.into(),
             separation: self.separation,
+            part_a: 0,
+            part_b: 0,
         }
     }
 
@@ -407,6 +419,8 @@ impl FrameContact {
             point_b: frame.point(self.point_b),
             normal: frame.vector(self.normal),
             separation: self.separation,
+            part_a: 0,
+            part_b: 0,
         }
     }
 }
