@@ -144,10 +144,11 @@ fn check_field(a: &TriMesh, b: &TriMesh, map: &Affine3A, cells: u32) -> Result<(
         grid.interpolation_error(),
         format_duration(started.elapsed())
     );
-    // A's vertices in B's frame.
-    let to_b = map.inverse();
+    // A at the origin, B's field placed by the map.
     let mut stats = PointFieldStats::default();
-    let (inside, t) = timed(|| first_point_inside(a.vertices(), &to_b, &grid, Some(&signature), &mut stats));
+    let (inside, t) = timed(|| {
+        first_point_inside(a.vertices(), &Affine3A::IDENTITY, &grid, map, Some(&signature), &mut stats)
+    });
     match inside {
         Some(i) => println!("A's vertex {i} is inside B's field ({})", format_duration(t)),
         None => println!("no vertex of A is inside B's field ({})", format_duration(t)),

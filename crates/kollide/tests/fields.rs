@@ -329,17 +329,24 @@ fn point_sets_against_a_grid_equal_brute_force() {
         );
         let expected = a.vertices().iter().position(|&p| grid.value(pose.transform_point3(p)) <= 0.0);
         let mut stats = PointFieldStats::default();
-        assert_eq!(first_point_inside(a.vertices(), &pose, &grid, None, &mut stats), expected);
+        assert_eq!(
+            first_point_inside(a.vertices(), &pose, &grid, &Affine3A::IDENTITY, None, &mut stats),
+            expected
+        );
         let mut stats = PointFieldStats::default();
-        assert_eq!(first_point_inside(a.vertices(), &pose, &grid, Some(&signature), &mut stats), expected);
+        assert_eq!(
+            first_point_inside(a.vertices(), &pose, &grid, &Affine3A::IDENTITY, Some(&signature), &mut stats),
+            expected
+        );
         hits += usize::from(expected.is_some());
-        let stats = field_contacts(a.vertices(), &pose, &grid, Some(&signature), &mut with);
-        field_contacts(a.vertices(), &pose, &grid, None, &mut without);
+        let stats =
+            field_contacts(a.vertices(), &pose, &grid, &Affine3A::IDENTITY, Some(&signature), &mut with);
+        field_contacts(a.vertices(), &pose, &grid, &Affine3A::IDENTITY, None, &mut without);
         assert_eq!(with, without);
         pruned += stats.pruned;
         evaluated += stats.evaluated;
         for c in &with {
-            assert!(c.depth >= 0.0 && (c.normal.length() - 1.0).abs() < 1e-3 || c.normal == Vec3::ZERO);
+            assert!(c.separation <= 0.0 && (c.normal.length() - 1.0).abs() < 1e-3 || c.normal == Vec3::ZERO);
             assert_eq!(c.point, pose.transform_point3(a.vertices()[c.index as usize]));
         }
     }

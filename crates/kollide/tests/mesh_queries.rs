@@ -120,7 +120,9 @@ fn sphere_queries_equal_brute_force() {
             mesh.sphere_triangles(&sphere, &mut found);
             found.sort_unstable();
             assert_eq!(found, expected, "{name}: {sphere:?}");
-            assert_eq!(mesh.intersects_sphere(&sphere), !expected.is_empty(), "{name}");
+            assert_eq!(mesh.sphere_touches_surface(&sphere), !expected.is_empty(), "{name}");
+            let inside = mesh.contains_point(sphere.center) == Some(true);
+            assert_eq!(mesh.intersects_sphere(&sphere), !expected.is_empty() || inside, "{name}");
             touching += !expected.is_empty() as usize;
         }
         assert!(touching > QUERIES / 10 && touching < QUERIES * 9 / 10, "{name}: {touching} touching");
@@ -247,13 +249,22 @@ fn sphere_contact_uses_solid_semantics() {
     let mesh = TriMesh::from_data(shapes::icosphere(3)).unwrap();
     // Deep inside: still a contact, pushing out.
     let c = mesh.sphere_contact(&Sphere::new(Vec3::new(0.1, 0.0, 0.0), 0.2)).unwrap();
-    assert!(c.depth > 1.0 && c.normal.x > 0.9, "{c:?}");
+    assert!(c.separation < -1.0 && c.normal.x > 0.9, "{c:?}");
     // Just outside, touching.
     let c = mesh.sphere_contact(&Sphere::new(Vec3::new(1.1, 0.0, 0.0), 0.2)).unwrap();
-    assert!(c.depth > 0.09 && c.depth < 0.11 && c.normal.x > 0.99, "{c:?}");
+    assert!(c.separation < -0.09 && c.separation > -0.11 && c.normal.x > 0.99, "{c:?}");
     // Apart.
     assert_eq!(mesh.sphere_contact(&Sphere::new(Vec3::new(1.5, 0.0, 0.0), 0.2)), None);
-    assert!(!mesh.intersects_sphere(&Sphere::new(Vec3::ZERO, 0.2)), "surface test ignores the inside");
+    assert!(
+        !mesh.sphere_touches_surface(&Sphere::new(Vec3::ZERO, 0.2)),
+        "the surface test ignores the inside"
+    );
+    assert!(mesh.intersects_sphere(&Sphere::new(Vec3::ZERO, 0.2)), "the solid test does not");
+    let open = TriMesh::from_data(shapes::grid(4)).unwrap();
+    assert!(
+        !open.intersects_sphere(&Sphere::new(Vec3::new(0.0, 0.0, 3.0), 0.2)),
+        "an open mesh has no inside"
+    );
 }
 
 /// A baked copy: the same triangles with vertices moved by the map (exactly the points an
@@ -317,7 +328,9 @@ fn instances_equal_baked_copies_under_random_affine_maps() {
                 b.sort_unstable();
                 assert_eq!(a, b, "{name}: sphere triangles");
                 assert_eq!(a, brute::sphere_triangles(&tris, &sphere));
-                assert_eq!(instance.intersects_sphere(&sphere), !b.is_empty());
+                assert_eq!(instance.sphere_touches_surface(&sphere), !b.is_empty());
+                let inside = instance.contains_point(sphere.center) == Some(true);
+                assert_eq!(instance.intersects_sphere(&sphere), !b.is_empty() || inside);
                 let center = random_point_near(&mut rng, &bounds);
                 let half = (random::point3(&mut rng, 0.5) + Vec3::splat(0.5)) * 0.15 * scale;
                 let aabb = Aabb3::from_center_half_extents(center, half);

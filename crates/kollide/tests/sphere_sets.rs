@@ -109,8 +109,11 @@ fn set_against_mesh_equals_brute_force() {
                 continue;
             }
             let expected = margin < 0.0 || inside;
+            // The same relative placement, with the mesh placed in the world too.
+            let mesh_to_world =
+                Affine3A::from_rotation_translation(Quat::from_rotation_z(0.3), Vec3::new(2.0, -1.0, 0.5));
             assert_eq!(
-                set.intersects_mesh(&mesh, &map),
+                set.intersects_mesh(&(mesh_to_world * map), &mesh, &mesh_to_world),
                 expected,
                 "margin {margin}, inside {inside}, map {map:?}"
             );
@@ -151,7 +154,7 @@ fn set_against_set_is_exact_for_similarities_and_conservative_otherwise() {
         } else {
             random::affine3(&mut rng, 8.0)
         };
-        let got = a.intersects_set(&b, &map);
+        let got = a.intersects_set(&Affine3A::IDENTITY, &b, &map);
         if i % 2 == 0 {
             // Exact: the mapped balls are balls of radius r·|scale|.
             let s = map.matrix3.x_axis.length();
@@ -190,7 +193,10 @@ fn swapped_similarity_queries_agree() {
     for _ in 0..1000 {
         let map =
             Affine3A::from_rotation_translation(random::rotation3(&mut rng), random::point3(&mut rng, 2.5));
-        let (ab, ba) = (a.intersects_set(&b, &map), b.intersects_set(&a, &map.inverse()));
+        let (ab, ba) = (
+            a.intersects_set(&Affine3A::IDENTITY, &b, &map),
+            b.intersects_set(&map, &a, &Affine3A::IDENTITY),
+        );
         // Rigid maps are exact both ways; only rounding at tangency may differ.
         if ab != ba {
             let gap = reference::sets_sampled_gap(a.spheres(), b.spheres(), &map, &[]);
@@ -232,9 +238,14 @@ fn bad_input_is_refused_or_answered() {
         Affine3A::from_translation(Vec3::NAN),
         Affine3A::from_scale_rotation_translation(Vec3::splat(f32::INFINITY), Quat::IDENTITY, Vec3::ZERO),
     ] {
-        assert!(!set.intersects_mesh(&mesh, &map));
-        assert!(!set.intersects_set(&set, &map) || map.is_finite());
+        assert!(!set.intersects_mesh(&map, &mesh, &Affine3A::IDENTITY));
+        assert!(!set.intersects_mesh(&Affine3A::IDENTITY, &mesh, &map));
+        assert!(!set.intersects_set(&Affine3A::IDENTITY, &set, &map) || map.is_finite());
+        assert!(!set.intersects_set(&map, &set, &Affine3A::IDENTITY) || map.is_finite());
     }
-    assert!(set.intersects_mesh(&mesh, &Affine3A::IDENTITY), "a cover touches its own mesh");
-    assert!(set.intersects_set(&set, &Affine3A::IDENTITY));
+    assert!(
+        set.intersects_mesh(&Affine3A::IDENTITY, &mesh, &Affine3A::IDENTITY),
+        "a cover touches its own mesh"
+    );
+    assert!(set.intersects_set(&Affine3A::IDENTITY, &set, &Affine3A::IDENTITY));
 }

@@ -210,7 +210,7 @@ fn sphere_overlap(data: Option<MeshData>, n: usize, seed: u64) -> Option<Box<dyn
     Some(Box::new(Batch::new(
         spheres,
         peer,
-        move |s: &Sphere| ours.intersects_sphere(s),
+        move |s: &Sphere| ours.sphere_touches_surface(s),
         move |(pose, ball): &(Pose, Ball)| {
             parry3d::query::intersection_test(pose, ball, &identity, &theirs).is_ok_and(|i| i.intersecting)
         },

@@ -7,6 +7,7 @@ mod convex_mesh;
 mod mesh;
 mod meshmesh;
 mod prim;
+mod query;
 mod sdf;
 
 use crate::harness::Prepared;
@@ -51,6 +52,7 @@ pub fn all() -> Vec<Workload> {
     all.extend(convex::workloads());
     all.extend(convex_mesh::workloads());
     all.extend(sdf::workloads());
+    all.extend(query::workloads());
     all
 }
 

@@ -81,8 +81,15 @@ fn points_vs_grid(n: usize, seed: u64, with_signature: bool) -> Option<Box<dyn P
         checks.clone(),
         checks,
         move |c: &Check| {
-            first_point_inside(&points, &c.pose, &grid, signature.as_ref(), &mut PointFieldStats::default())
-                .is_some()
+            first_point_inside(
+                &points,
+                &c.pose,
+                &grid,
+                &Affine3A::IDENTITY,
+                signature.as_ref(),
+                &mut PointFieldStats::default(),
+            )
+            .is_some()
         },
         move |c: &Check| peer_points.iter().any(|&p| theirs.contains_local_point(c.pose.transform_point3(p))),
     )))

@@ -80,7 +80,10 @@ fn run(settings: &Settings, notes: &mut Vec<String>) -> Vec<Row> {
         grid.interpolation_error()
     ));
     let (set_hits, solid_hits) = pairs.iter().fold((0, 0), |(s, m), map| {
-        (s + usize::from(set.intersects_mesh(&a, map)), m + usize::from(a.intersects_mesh(&b, map, None)))
+        (
+            s + usize::from(set.intersects_mesh(map, &a, &Affine3A::IDENTITY)),
+            m + usize::from(a.intersects_mesh(&b, map, None)),
+        )
     });
     notes.push(format!(
         "of {} close pairs, {solid_hits} intersect as solids and the sphere stand-in reports {set_hits}",
@@ -108,7 +111,7 @@ fn run(settings: &Settings, notes: &mut Vec<String>) -> Vec<Row> {
             "SphereSet::intersects_mesh",
             &pairs,
             settings,
-            |map| set.intersects_mesh(&a, map),
+            |map| set.intersects_mesh(map, &a, &Affine3A::IDENTITY),
         ),
         time_tests(
             "A's vertices vs B's distance grid",
@@ -116,8 +119,15 @@ fn run(settings: &Settings, notes: &mut Vec<String>) -> Vec<Row> {
             &a_in_b,
             settings,
             |map| {
-                first_point_inside(a.vertices(), map, &grid, Some(&signature), &mut stats.borrow_mut())
-                    .is_some()
+                first_point_inside(
+                    a.vertices(),
+                    map,
+                    &grid,
+                    &Affine3A::IDENTITY,
+                    Some(&signature),
+                    &mut stats.borrow_mut(),
+                )
+                .is_some()
             },
         ),
     ];

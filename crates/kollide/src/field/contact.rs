@@ -12,10 +12,11 @@ pub struct PointFieldStats {
     pub evaluated: usize,
 }
 
-/// The first of `points` inside the field (value `≤ 0`), after mapping each by `to_field` into
-/// the field's frame; `None` when all are outside. Seed 001's test: a point set sampled from one
-/// solid's surface (e.g. a mesh's vertices) against another's field, where a point inside means
-/// the solids intersect.
+/// The first of `points` (placed by `points_to_world`) inside the field (placed by
+/// `field_to_world`), where the field's value is `≤ 0`; `None` when all are outside, and for a
+/// placement that is not finite or not invertible. A point set sampled from one solid's surface
+/// (e.g. a mesh's vertices) against another's field, where a point inside means the solids
+/// intersect.
 ///
 /// With a `signature` of the field, points in clear cells are skipped unevaluated; the signature
 /// must be in the field's frame and guarantee its clear cells for this field (see the
@@ -23,11 +24,13 @@ pub struct PointFieldStats {
 /// inside.
 pub fn first_point_inside(
     points: &[Vec3],
-    to_field: &Affine3A,
+    points_to_world: &Affine3A,
     field: &impl Field3,
+    field_to_world: &Affine3A,
     signature: Option<&SpatialSignature>,
     stats: &mut PointFieldStats,
 ) -> Option<usize> {
+    let to_field = points_in_field(points_to_world, field_to_world)?;
     points.iter().position(|&p| {
         let p = to_field.transform_point3(p);
         if signature.is_some_and(|s| !s.may_contain(p)) {
@@ -39,34 +42,46 @@ pub fn first_point_inside(
     })
 }
 
+/// The map from the point set's frame to the field's, `None` unless both placements are finite
+/// and the field's is invertible.
+fn points_in_field(points_to_world: &Affine3A, field_to_world: &Affine3A) -> Option<Affine3A> {
+    let to_field = field_to_world.inverse() * *points_to_world;
+    (points_to_world.is_finite() && field_to_world.is_finite() && to_field.is_finite()).then_some(to_field)
+}
+
 /// A point of the set inside the field.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FieldContact {
     /// Index of the point in the set.
     pub index: u32,
-    /// The point, in the field's frame.
+    /// The point, in world space.
     pub point: Vec3,
-    /// Unit normal from the point set's solid (A) to the field's (B): the negated unit gradient
-    /// of the field at the point, so that moving B along it separates the two.
+    /// Unit normal (world space) from the point set's solid (A) to the field's (B): along the
+    /// negated gradient of the field at the point, so that moving B along it separates the two.
     pub normal: Vec3,
-    /// Penetration depth estimate `−value / |gradient|` (exact for a signed distance), in the
-    /// field's units.
-    pub depth: f32,
+    /// Signed distance estimate `value / |gradient|`, `<= 0` (exact for a signed distance under
+    /// a rigid placement), in world units.
+    pub separation: f32,
 }
 
-/// Every point of `points` (mapped by `to_field`) inside the field, with a normal and depth from
-/// the field's value and gradient, appended to `out` (cleared first). Points skipped by the
-/// `signature` and points where the gradient vanishes (no defined normal, e.g. a ball's center)
-/// count as in [`first_point_inside`]; the latter are reported with a zero normal.
+/// Every point of `points` (placed by `points_to_world`) inside the field (placed by
+/// `field_to_world`), with a normal and separation from the field's value and gradient, appended
+/// to `out` (cleared first); nothing for a placement that is not finite or not invertible. Points
+/// skipped by the `signature` and points where the gradient vanishes (no defined normal, e.g. a
+/// ball's center) count as in [`first_point_inside`]; the latter are reported with a zero normal.
 pub fn field_contacts(
     points: &[Vec3],
-    to_field: &Affine3A,
+    points_to_world: &Affine3A,
     field: &impl Field3,
+    field_to_world: &Affine3A,
     signature: Option<&SpatialSignature>,
     out: &mut Vec<FieldContact>,
 ) -> PointFieldStats {
     out.clear();
     let mut stats = PointFieldStats::default();
+    let Some(to_field) = points_in_field(points_to_world, field_to_world) else { return stats };
+    // Gradients are covectors: to the world by the inverse transpose of the field's placement.
+    let gradient_to_world = field_to_world.matrix3.inverse().transpose();
     for (index, &p) in points.iter().enumerate() {
         let p = to_field.transform_point3(p);
         if signature.is_some_and(|s| !s.may_contain(p)) {
@@ -76,10 +91,16 @@ pub fn field_contacts(
         stats.evaluated += 1;
         let (value, gradient) = field.value_and_gradient(p);
         if value <= 0.0 {
+            let gradient = Vec3::from(gradient_to_world * glam::Vec3A::from(gradient));
             let length = gradient.length();
-            let (normal, depth) =
-                if length > 0.0 { (-gradient / length, -value / length) } else { (Vec3::ZERO, -value) };
-            out.push(FieldContact { index: index as u32, point: p, normal, depth });
+            let (normal, separation) =
+                if length > 0.0 { (-gradient / length, value / length) } else { (Vec3::ZERO, value) };
+            out.push(FieldContact {
+                index: index as u32,
+                point: field_to_world.transform_point3(p),
+                normal,
+                separation,
+            });
         }
     }
     stats

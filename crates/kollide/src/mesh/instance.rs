@@ -181,9 +181,18 @@ impl MeshInstance {
         out.extend(spheres.iter().map(|s| self.intersects_sphere(s)));
     }
 
-    /// True if the world ball touches a triangle of the placed mesh (surface semantics, as
-    /// [`TriMesh::intersects_sphere`]).
+    /// True if the world ball touches the placed mesh: a triangle, or, for a solid mesh, the
+    /// inside (as [`TriMesh::intersects_sphere`]).
     pub fn intersects_sphere(&self, sphere: &Sphere) -> bool {
+        if !(sphere.radius >= 0.0) {
+            return false;
+        }
+        self.sphere_touches_surface(sphere) || self.contains_point(sphere.center) == Some(true)
+    }
+
+    /// True if the world ball touches a triangle of the placed mesh: the surface only (as
+    /// [`TriMesh::sphere_touches_surface`]).
+    pub fn sphere_touches_surface(&self, sphere: &Sphere) -> bool {
         if !(sphere.radius >= 0.0) || !sphere.center.is_finite() {
             return false;
         }
@@ -355,7 +364,7 @@ impl MeshInstance {
         } else {
             return None;
         };
-        Some(MeshSphereContact { point: proj.point, normal, depth, triangle: proj.triangle })
+        Some(MeshSphereContact { point: proj.point, normal, separation: -depth, triangle: proj.triangle })
     }
 
     /// Lower bounds of the squared world distances from `p` to the four children of a node: the

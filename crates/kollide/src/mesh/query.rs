@@ -53,8 +53,9 @@ pub struct MeshSphereContact {
     pub point: Vec3,
     /// Unit normal from the mesh to the sphere: moving the sphere along it separates them.
     pub normal: Vec3,
-    /// Penetration depth, `>= 0`: how far the sphere must move along `normal` to only touch.
-    pub depth: f32,
+    /// Signed distance, `<= 0` (the ball touches or penetrates): minus how far the sphere must
+    /// move along `normal` to only touch.
+    pub separation: f32,
     pub triangle: u32,
 }
 
@@ -154,10 +155,18 @@ impl TriMesh {
             .find_map(|(segment, w)| self.cast_segment(w[0], w[1]).map(|hit| PolylineHit { segment, hit }))
     }
 
-    /// True if the solid ball touches some triangle. Solid meshes still answer by their surface
-    /// here: a ball entirely inside a closed mesh does not touch it (use
-    /// [`TriMesh::sphere_contact`] for solid semantics).
+    /// True if the solid ball touches the mesh: some triangle, or, for a solid mesh, the inside
+    /// (a ball whose centre is inside).
     pub fn intersects_sphere(&self, sphere: &Sphere) -> bool {
+        if !(sphere.radius >= 0.0) {
+            return false;
+        }
+        self.sphere_touches_surface(sphere) || self.contains_point(sphere.center) == Some(true)
+    }
+
+    /// True if the solid ball touches some triangle: the surface only, also for a solid mesh (a
+    /// ball entirely inside a closed mesh does not touch it).
+    pub fn sphere_touches_surface(&self, sphere: &Sphere) -> bool {
         let r2 = sphere.radius * sphere.radius;
         !self.bvh().traverse(
             |node| sphere_mask(node, sphere.center, r2),
@@ -184,8 +193,8 @@ impl TriMesh {
     /// The deepest contact of the ball with the mesh, or `None` if they do not touch.
     ///
     /// For a solid mesh the ball also collides when its center is inside (even far from the
-    /// surface): the depth is then `radius + distance to the surface` and the normal points out of
-    /// the mesh. For a surface mesh the depth is `radius - distance to the closest triangle` and
+    /// surface): the depth (minus the separation) is then `radius + distance to the surface` and
+    /// the normal points out of the mesh. For a surface mesh the depth is `radius - distance to the closest triangle` and
     /// the normal points from that triangle to the center. When the center lies exactly on the
     /// surface the normal is the surface's pseudo-normal there (solid) or the triangle normal.
     pub fn sphere_contact(&self, sphere: &Sphere) -> Option<MeshSphereContact> {
@@ -215,7 +224,7 @@ impl TriMesh {
         } else {
             return None;
         };
-        Some(MeshSphereContact { point: proj.point, normal, depth, triangle: proj.triangle })
+        Some(MeshSphereContact { point: proj.point, normal, separation: -depth, triangle: proj.triangle })
     }
 
     /// Appends the ids of every triangle that touches the closed box.

@@ -159,10 +159,12 @@ impl SphereSet {
         })
     }
 
-    /// True if the balls, placed in `mesh`'s space by `self_in_mesh`, touch the mesh; exact (see
-    /// the module). For a solid mesh a ball inside it counts (solid semantics); for an open mesh
-    /// only touching its triangles does. `false` for a map that is not invertible or not finite.
-    pub fn intersects_mesh(&self, mesh: &TriMesh, self_in_mesh: &Affine3A) -> bool {
+    /// True if the balls, placed by `set_to_world`, touch the mesh placed by `mesh_to_world`;
+    /// exact (see the module). For a solid mesh a ball inside it counts (solid semantics); for an
+    /// open mesh only touching its triangles does. `false` for a placement that is not invertible
+    /// or not finite.
+    pub fn intersects_mesh(&self, set_to_world: &Affine3A, mesh: &TriMesh, mesh_to_world: &Affine3A) -> bool {
+        let self_in_mesh = &(mesh_to_world.inverse() * *set_to_world);
         let to_self = self_in_mesh.inverse();
         if !(self_in_mesh.is_finite() && to_self.is_finite()) {
             return false;
@@ -184,7 +186,7 @@ impl SphereSet {
             let touches = match similarity {
                 // The image is a ball (to 1e-5 relative, see `is_similarity`): the mesh's own
                 // ball query, with its tighter node test.
-                Some(scale) => mesh.intersects_sphere(&Sphere::new(
+                Some(scale) => mesh.sphere_touches_surface(&Sphere::new(
                     self_in_mesh.transform_point3(s.center),
                     s.radius * scale,
                 )),
@@ -214,11 +216,17 @@ impl SphereSet {
                 .any(|s| mesh.contains_point(self_in_mesh.transform_point3(s.center)) == Some(true))
     }
 
-    /// True if the two sets' balls overlap, `other` placed in this set's frame by
-    /// `other_in_self`: exact for a similarity, conservative otherwise (see the module). `false`
-    /// for a map that is not finite.
-    pub fn intersects_set(&self, other: &SphereSet, other_in_self: &Affine3A) -> bool {
-        if !other_in_self.is_finite() {
+    /// True if the two sets' balls overlap, this set placed by `set_to_world` and `other` by
+    /// `other_to_world`: exact when the relative map is a similarity, conservative otherwise (see
+    /// the module). `false` for a placement that is not finite or not invertible.
+    pub fn intersects_set(
+        &self,
+        set_to_world: &Affine3A,
+        other: &SphereSet,
+        other_to_world: &Affine3A,
+    ) -> bool {
+        let other_in_self = &(set_to_world.inverse() * *other_to_world);
+        if !(set_to_world.is_finite() && other_in_self.is_finite()) {
             return false;
         }
         let stretch = largest_stretch(&other_in_self.matrix3);
