@@ -138,7 +138,7 @@ fn mesh_random_close(n: usize, seed: u64) -> Option<Box<dyn Prepared>> {
         let (am, bm) = (place(&mut rng, ta), place(&mut rng, tb));
         let x = MeshInstance::new(a.clone(), am).expect("invertible");
         let y = MeshInstance::new(b.clone(), bm).expect("invertible");
-        if x.intersects_mesh(&y, None) == (pairs.len() % 2 == 0) {
+        if x.intersects_mesh(&y, None) == pairs.len().is_multiple_of(2) {
             pairs.push((x, y));
         }
     }
