@@ -10,6 +10,7 @@ mod overlap;
 mod plane;
 mod predicates;
 mod ray;
+mod ray_triangle;
 mod tri_tri;
 
 pub use closest::*;
@@ -17,4 +18,5 @@ pub use overlap::*;
 pub use plane::*;
 pub use predicates::*;
 pub use ray::*;
+pub use ray_triangle::*;
 pub use tri_tri::*;
