@@ -134,7 +134,7 @@ fn cast_disc(ray: &Ray2, dd: f32, max_t: f32, center: Vec2, r: f32) -> Option<Ra
 /// (`min > max` on some axis) is empty; a zero-extent box (a segment or point) is hit where the ray
 /// meets it.
 #[inline]
-pub fn ray_aabb(ray: &Ray2, max_t: f32, aabb: &Aabb2) -> Option<RayHit2> {
+pub fn ray_aabb2(ray: &Ray2, max_t: f32, aabb: &Aabb2) -> Option<RayHit2> {
     let dd = ray.dir.length_squared();
     let hit = cast_box(ray, dd, max_t, aabb.min, aabb.max)?;
     let box_ok = finite(aabb.min) & finite(aabb.max) & aabb.min.cmple(aabb.max).all();
@@ -292,7 +292,7 @@ mod tests {
     fn all_miss(r: &Ray2, max_t: f32) {
         let b = Aabb2::new(Vec2::splat(-1.0), Vec2::splat(1.0));
         assert_eq!(ray_circle(r, max_t, &Circle::new(Vec2::ZERO, 1.0)), None);
-        assert_eq!(ray_aabb(r, max_t, &b), None);
+        assert_eq!(ray_aabb2(r, max_t, &b), None);
         assert_eq!(ray_segment(r, max_t, Vec2::new(-1.0, 0.0), Vec2::X), None);
         assert_eq!(ray_polygon(r, max_t, &SQUARE), None);
     }
@@ -339,23 +339,23 @@ mod tests {
     #[test]
     fn aabb_cases() {
         let b = Aabb2::new(Vec2::new(-1.0, -1.0), Vec2::new(1.0, 1.0));
-        let hit = ray_aabb(&ray([-3.0, 0.5], [1.0, 0.0]), 5.0, &b).unwrap();
+        let hit = ray_aabb2(&ray([-3.0, 0.5], [1.0, 0.0]), 5.0, &b).unwrap();
         assert_eq!((hit.t, hit.normal), (2.0, -Vec2::X));
-        let hit = ray_aabb(&ray([0.5, 3.0], [0.0, -4.0]), 5.0, &b).unwrap();
+        let hit = ray_aabb2(&ray([0.5, 3.0], [0.0, -4.0]), 5.0, &b).unwrap();
         assert_eq!((hit.t, hit.normal), (0.5, Vec2::Y));
         // Sliding along an edge touches; parallel outside misses.
-        assert_eq!(ray_aabb(&ray([-3.0, 1.0], [1.0, 0.0]), 5.0, &b).unwrap().t, 2.0);
-        assert_eq!(ray_aabb(&ray([-3.0, 1.5], [1.0, 0.0]), f32::INFINITY, &b), None);
+        assert_eq!(ray_aabb2(&ray([-3.0, 1.0], [1.0, 0.0]), 5.0, &b).unwrap().t, 2.0);
+        assert_eq!(ray_aabb2(&ray([-3.0, 1.5], [1.0, 0.0]), f32::INFINITY, &b), None);
         // Origin on an edge: t = 0 with −dir.
-        let hit = ray_aabb(&ray([1.0, 0.0], [1.0, 0.0]), 5.0, &b).unwrap();
+        let hit = ray_aabb2(&ray([1.0, 0.0], [1.0, 0.0]), 5.0, &b).unwrap();
         assert_eq!((hit.t, hit.normal), (0.0, -Vec2::X));
         // Degenerate and inverted boxes.
         let seg = Aabb2::new(Vec2::new(0.0, -1.0), Vec2::new(0.0, 1.0));
-        assert_eq!(ray_aabb(&ray([-3.0, 0.0], [1.0, 0.0]), 5.0, &seg).unwrap().t, 3.0);
+        assert_eq!(ray_aabb2(&ray([-3.0, 0.0], [1.0, 0.0]), 5.0, &seg).unwrap().t, 3.0);
         let inverted = Aabb2::new(Vec2::new(1.0, -1.0), Vec2::new(-1.0, 1.0));
-        assert_eq!(ray_aabb(&ray([-3.0, 0.0], [1.0, 0.0]), 5.0, &inverted), None);
+        assert_eq!(ray_aabb2(&ray([-3.0, 0.0], [1.0, 0.0]), 5.0, &inverted), None);
         let nan = Aabb2::new(Vec2::new(f32::NAN, -1.0), Vec2::ONE);
-        assert_eq!(ray_aabb(&ray([-3.0, 0.0], [1.0, 0.0]), 5.0, &nan), None);
+        assert_eq!(ray_aabb2(&ray([-3.0, 0.0], [1.0, 0.0]), 5.0, &nan), None);
     }
 
     #[test]
