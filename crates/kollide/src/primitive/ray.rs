@@ -1,28 +1,6 @@
-//! Ray casts in 3D: planes, spheres, boxes, capsules and triangles.
-//!
-//! Every cast takes a [`Ray3`] `origin + t * dir` and a limit `max_t`, and reports only hits with
-//! `t ∈ [0, max_t]`, where `t` is measured in units of `dir` (which need not be unit length).
-//!
-//! Shared contract (each function adds its own cases):
-//!
-//! - **Valid rays.** `origin` must be finite and `dir · dir` a positive normal `f32`
-//!   (`f32::MIN_POSITIVE ≤ dir · dir ≤ f32::MAX`, roughly `1e-19 < |dir| < 1.8e19`). Any other ray,
-//!   in particular a zero `dir`, gets `None`: it has no direction for a hit normal to face, so ask a
-//!   containment test instead.
-//! - **Limits.** `max_t` may be `+∞`. A negative or NaN `max_t` gets `None`.
-//! - **Solids.** Spheres, boxes and capsules are closed solids. A ray whose origin lies in the solid
-//!   (inside or on its boundary) hits at `t = 0` with normal `-dir / |dir|`. Otherwise the hit is the
-//!   first boundary point, with the outward unit surface normal there, which faces the ray
-//!   (`normal · dir ≤ 0`, up to rounding for tangent hits). Touching (a tangent ray) counts as a hit.
-//! - **Bad shapes.** A shape with a non-finite coordinate or a negative size is empty: `None`.
-//!   Sizes of zero are valid, lower-dimensional shapes (a point, a segment, a flat box) and are hit
-//!   only where the ray actually meets them.
-//! - **Range.** Coordinates are assumed small enough that their squares and products stay finite
-//!   (below about 1e18); beyond that a cast may miss, or report a hit that is finite and within
-//!   `[0, max_t]` but not meaningful.
-//!
-//! Triangles are two-sided surfaces, cast with the watertight test of Woop, Benthin and Wald; see
-//! [`ray_triangle`].
+//! Ray casts in 3D against planes and solids: spheres, boxes, oriented boxes and capsules
+//! (triangles are in `ray_triangle.rs`), under the shared contract of the
+//! [`primitive`](crate::primitive#ray-casts) documentation.
 
 // Tests are written as `!(accepting condition)` so that NaN, which fails every comparison, always
 // takes the rejecting branch.
@@ -42,7 +20,7 @@ pub struct RayHit {
     pub normal: Vec3,
 }
 
-/// Whether the ray and `max_t` satisfy the module's validity contract (`dd = dir · dir`).
+/// Whether the ray and `max_t` satisfy the shared validity contract (`dd = dir · dir`).
 /// Evaluated without short-circuiting: one branch for the caller.
 #[inline(always)]
 pub(super) fn ray_ok(ray: &Ray3, dd: f32, max_t: f32) -> bool {
@@ -103,11 +81,13 @@ fn round_normal(v: Vec3, inv_r: f32, radius: f32, dir: Vec3, dd: f32) -> Vec3 {
 /// Casts a ray against a two-sided plane.
 ///
 /// Returns the crossing with `t ∈ [0, max_t]` and the plane normal oriented against the ray
-/// (`plane.normal` when `normal · dir ≤ 0`, else `-plane.normal`). A ray whose origin lies exactly on
-/// the plane hits at `t = 0`; this includes a ray lying in the plane, which gets `plane.normal`. A
-/// ray parallel to the plane and off it misses. `None` for an invalid ray or `max_t` (see the module
-/// docs), a non-finite plane, or a zero normal. The normal should be unit length; if it is not, `t` is
-/// still exact and the reported normal is `±plane.normal` as given.
+/// (`plane.normal` when `normal · dir ≤ 0`, else `-plane.normal`). A ray whose origin lies exactly
+/// on the plane hits at `t = 0`; this includes a ray lying in the plane, which gets `plane.normal`.
+/// A ray parallel to the plane and off it misses. `None` for an invalid ray or `max_t` (see the
+/// [shared contract]), a non-finite plane, or a zero normal. The normal should be unit length; if
+/// it is not, `t` is still exact and the reported normal is `±plane.normal` as given.
+///
+/// [shared contract]: crate::primitive#ray-casts
 #[inline]
 pub fn ray_plane(ray: &Ray3, max_t: f32, plane: &Plane3) -> Option<RayHit> {
     let n = plane.normal;
@@ -126,13 +106,15 @@ pub fn ray_plane(ray: &Ray3, max_t: f32, plane: &Plane3) -> Option<RayHit> {
 
 /// Casts a ray against a solid sphere.
 ///
-/// See the module docs for the shared contract. A zero radius is the single point `center`, hit
-/// only when the ray passes through it exactly (its normal is then `-dir / |dir|`); a negative or
-/// NaN radius is empty.
+/// See the [shared contract]. A zero radius is the single point `center`, hit only when the ray
+/// passes through it exactly (its normal is then `-dir / |dir|`); a negative or NaN radius is
+/// empty.
 ///
 /// The quadratic is solved in the cancellation-free form of Haines, Günther and Akenine-Möller,
 /// "Precision Improvements for Ray/Sphere Intersection" (Ray Tracing Gems, ch. 7), with Ericson's
 /// early outs (*Real-Time Collision Detection*, §5.3.2).
+///
+/// [shared contract]: crate::primitive#ray-casts
 #[inline]
 pub fn ray_sphere(ray: &Ray3, max_t: f32, sphere: &Sphere) -> Option<RayHit> {
     let (dd, r) = (ray.dir.length_squared(), sphere.radius);
@@ -221,10 +203,12 @@ fn cast_box(o: Vec3A, d: Vec3A, min: Vec3A, max: Vec3A, max_t: f32) -> Option<Bo
 
 /// Casts a ray against a solid axis-aligned box.
 ///
-/// See the module docs for the shared contract. Direction components of zero and origins exactly on
-/// a face are handled exactly (a ray sliding along a face touches the box). At an edge or corner the
-/// normal is the one of a face meeting there. An inverted box (`min > max` on some axis) is empty:
-/// `None`; a zero-extent box is a face, segment or point and is hit where the ray meets it.
+/// See the [shared contract]. Direction components of zero and origins exactly on a face are
+/// handled exactly (a ray sliding along a face touches the box). At an edge or corner the normal is
+/// the one of a face meeting there. An inverted box (`min > max` on some axis) is empty: `None`; a
+/// zero-extent box is a face, segment or point and is hit where the ray meets it.
+///
+/// [shared contract]: crate::primitive#ray-casts
 #[inline]
 pub fn ray_aabb(ray: &Ray3, max_t: f32, aabb: &Aabb3) -> Option<RayHit> {
     let dd = ray.dir.length_squared();
@@ -240,9 +224,11 @@ pub fn ray_aabb(ray: &Ray3, max_t: f32, aabb: &Aabb3) -> Option<RayHit> {
 ///
 /// The ray is expressed in the box frame (`axesᵀ (origin − center)`, `axesᵀ dir`), cast against
 /// `[-half_extents, half_extents]` as in [`ray_aabb`], and the face normal is mapped back to world
-/// space (a column of `axes`, possibly negated). See the module docs for the shared contract. A
-/// negative half extent makes the box empty (`None`); `axes` must be orthonormal (not checked; a
-/// non-finite `axes` gives `None`).
+/// space (a column of `axes`, possibly negated). See the [shared contract]. A negative half extent
+/// makes the box empty (`None`); `axes` must be orthonormal (not checked; a non-finite `axes` gives
+/// `None`).
+///
+/// [shared contract]: crate::primitive#ray-casts
 #[inline]
 pub fn ray_obb(ray: &Ray3, max_t: f32, obb: &Obb3) -> Option<RayHit> {
     let h = obb.half_extents;
@@ -262,15 +248,17 @@ pub fn ray_obb(ray: &Ray3, max_t: f32, obb: &Obb3) -> Option<RayHit> {
 
 /// Casts a ray against a solid capsule: every point within `radius` of the segment `a b`.
 ///
-/// See the module docs for the shared contract. `a == b` is a sphere; a zero radius is the segment
-/// itself (hit only where the ray passes through it exactly, with normal `-dir / |dir|`); a negative
-/// or NaN radius is empty.
+/// See the [shared contract]. `a == b` is a sphere; a zero radius is the segment itself (hit only
+/// where the ray passes through it exactly, with normal `-dir / |dir|`); a negative or NaN radius
+/// is empty.
 ///
 /// Method (after Ericson §5.3.7): if the origin is outside, find where the ray enters the infinite
 /// cylinder around line `ab`. If that point lies between the end discs it is the hit. Otherwise the
 /// first point of the capsule is on the end sphere on that side: the ray is inside the infinite
 /// cylinder from there on, the only part of the capsule beyond that end disc is its end sphere, and
 /// the disc itself lies inside that sphere.
+///
+/// [shared contract]: crate::primitive#ray-casts
 #[inline]
 pub fn ray_capsule(ray: &Ray3, max_t: f32, a: Vec3, b: Vec3, radius: f32) -> Option<RayHit> {
     let dd = ray.dir.length_squared();

@@ -1,8 +1,8 @@
 //! Ray casts against triangles: two-sided and watertight (Woop, Benthin and Wald), with
 //! barycentric coordinates; per-ray setup for casting one ray against many triangles.
 //!
-//! The rays follow the contract of the other casts (`ray.rs`): an invalid ray or `max_t` gets
-//! `None`.
+//! The rays follow the shared contract of the [`primitive`](crate::primitive#ray-casts) casts: an
+//! invalid ray or `max_t` gets `None`.
 
 // Tests are written as `!(accepting condition)` so that NaN, which fails every comparison, always
 // takes the rejecting branch.
@@ -136,8 +136,10 @@ pub struct RayTriangleSetup {
 }
 
 impl RayTriangleSetup {
-    /// Precomputes the ray-space transform of `ray`. An invalid ray (see the module docs) yields a
-    /// setup with which every triangle test returns `None`.
+    /// Precomputes the ray-space transform of `ray`. An invalid ray (see the [shared contract])
+    /// yields a setup with which every triangle test returns `None`.
+    ///
+    /// [shared contract]: crate::primitive#ray-casts
     pub fn new(ray: &Ray3) -> Self {
         let d = ray.dir;
         let ad = d.abs();
@@ -206,12 +208,14 @@ fn load_corners(tri: &[Vec3; 3]) -> [Vec3A; 3] {
 ///
 /// Boundaries count (edges and vertices are hit). Triangles with exactly collinear vertices (zero
 /// area, repeated vertices) and triangles with a non-finite vertex never hit. A ray lying in the
-/// triangle's plane (zero area in ray space) does not hit; a ray within rounding of that plane may or
-/// may not. An invalid ray or `max_t` (see the module docs) gives `None`.
+/// triangle's plane (zero area in ray space) does not hit; a ray within rounding of that plane may
+/// or may not. An invalid ray or `max_t` (see the [shared contract]) gives `None`.
 ///
 /// For many triangles against one ray, build a [`RayTriangleSetup`] once and call
 /// [`ray_triangle_with`]; `ray_triangle(ray, ..)` returns exactly what
 /// `ray_triangle_with(&RayTriangleSetup::new(ray), ..)` returns.
+///
+/// [shared contract]: crate::primitive#ray-casts
 #[inline]
 pub fn ray_triangle(ray: &Ray3, max_t: f32, tri: &[Vec3; 3]) -> Option<TriangleHit> {
     // RayTriangleSetup::new and ray_triangle_with fused: the dominant axis is branched on once, and
