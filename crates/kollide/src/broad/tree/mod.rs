@@ -77,11 +77,12 @@ struct Proxy<B> {
 ///   2012).
 /// - When an object's box leaves its fattened box, the fattened box grows to enclose also the box
 ///   grown by the margin and stretched twice its last move further along it (Box2D's
-///   displacement prediction: an object moving steadily stays inside for a few moves). While it stays near the fattened box the leaf was inserted with (within
-///   the latter's largest extent of it), the leaf keeps its place and the enclosures above it are
-///   refitted, several times cheaper than a new insertion, and an object that moves back and forth
-///   soon stops leaving its fattened box; otherwise the leaf is taken out and inserted again with
-///   its box grown by the margin.
+///   displacement prediction: an object moving steadily stays inside for a few moves). While it
+///   stays near the fattened box the leaf was inserted with (within the latter's largest extent of
+///   it), the leaf keeps its place and the enclosures above it are refitted (one walk to the root,
+///   no search for a sibling), and an object that moves back and forth soon stops leaving its
+///   fattened box; otherwise the leaf is taken out and inserted again with its box grown by the
+///   margin.
 /// - Insertions are deferred to [`DynamicTree::refresh`] (which [`BroadPhase::find_pairs`] calls):
 ///   many at once, or into an empty tree, rebuild the whole tree top down (binned surface area
 ///   heuristic) instead, and only when the tree is next needed.
@@ -91,8 +92,8 @@ struct Proxy<B> {
 ///   is not the value passed to the previous call, it finds all pairs in one batch instead (box
 ///   pruning in grid columns, as [`super::SweepAndPrune`] does).
 /// - Next to the tree, the objects are kept in grid columns (as after a batch pair finding), a
-///   more compact layout that answers queries, and the queries of incremental pair finding,
-///   several times faster. Objects that move inside their placement box there are moved in place;
+///   more compact layout (contiguous, tested four boxes at a time, no pointer chasing) that
+///   answers queries, and the queries of incremental pair finding. Objects that move inside their placement box there are moved in place;
 ///   the others, and new objects, are tested one by one until there are too many of them (16
 ///   plus 1/1024 of the objects), when the columns are dropped and the tree answers. They are built
 ///   again, with the fattened boxes of the tree, by the next pair finding after which the tree
@@ -366,8 +367,8 @@ impl<B: BroadBounds> BroadPhase<B> for DynamicTree<B> {
             // queries through the tree would cost more than the rebuild even if the next frame
             // drops the columns again (objects drifting steadily one way). A rebuild costs about
             // as much as 16 box tests per object; a query through the tree costs the box tests
-            // its last ones averaged (about 50 for sparse scenes, where rebuilding does not pay,
-            // and 250 for Terdiman's 100k boxes, where it halves the queries' time).
+            // its last ones averaged (few in sparse scenes, where rebuilding does not pay; many
+            // in dense ones).
             let tree_tests = marked.len() as f32 * self.tree_tests_per_query;
             if self.columns.is_none() && (!self.reshaped || tree_tests >= 16.0 * self.slots.len() as f32) {
                 let fat: Vec<B> = self.slots.extra.iter().map(|p| p.fat).collect();
@@ -452,10 +453,9 @@ mod tests {
         assert_eq!(fat2, Aabb2::new(Vec2::new(1.0, 0.0), Vec2::new(4.0, 1.0)));
     }
 
-    /// A fifth of the objects drift steadily one way each frame (as in `broad/drift100k`) and keep
-    /// leaving their fattened boxes, so the tree is reshaped every frame and the columns are
-    /// dropped; in a dense scene their queries through the tree are costly enough that the columns
-    /// are rebuilt anyway. Pairs and events equal brute force every frame, and that rebuild path
+    /// A fifth of the objects drift steadily one way each frame and keep leaving their fattened
+    /// boxes, so the tree is reshaped every frame and the columns are dropped; in a dense scene
+    /// their queries through the tree are costly enough that the columns are rebuilt anyway. Pairs and events equal brute force every frame, and that rebuild path
     /// is taken.
     #[test]
     fn steady_drift_frames_match_brute_force() {

@@ -260,8 +260,8 @@ impl<B: BroadBounds> DynamicTree<B> {
     /// Gives object `id`'s leaf (placed) the fattened box `fat`, or, while that stays near the box
     /// the leaf was inserted with (within its largest extent of it), the union of `fat` and its
     /// current fattened box: in place, refitting the enclosures above it. A farther move takes the
-    /// leaf out and inserts it again with `fat`. Refitting costs a walk to the root, several times
-    /// less than a search for the best sibling.
+    /// leaf out and inserts it again with `fat`. Refitting is one walk to the root, without the
+    /// search for the best sibling and the rotations of an insertion.
     pub(super) fn replace_leaf(&mut self, id: u32, fat: B) {
         let proxy = *self.proxy(id);
         let reach = (0..B::DIM).map(|axis| proxy.home.hi(axis) - proxy.home.lo(axis)).fold(0.0, f32::max);
