@@ -516,7 +516,7 @@ fn aabb2_case(seed: u64) -> CaseResult {
     check_solid2(
         &ray,
         max_t,
-        d2::ray_aabb(&ray, max_t, &b),
+        d2::ray_aabb2(&ray, max_t, &b),
         |p| sd_box2(p, lo, hi),
         |n| support_box2(n, lo, hi),
         scale2(&ray, center, half.max_element()),
@@ -783,7 +783,7 @@ fn power_of_two_scale_case(seed: u64) -> Result<(), TestCaseError> {
     let poly = random_convex_polygon(&mut rng);
     let (sa, sb) = (c2 + point2(&mut rng, 5.0), c2 + point2(&mut rng, 5.0));
     prop_assert!(same2(d2::ray_circle(&ray2, max_t2, &circle), d2::ray_circle(&scaled2, mt2, &circle)));
-    prop_assert!(same2(d2::ray_aabb(&ray2, max_t2, &box2), d2::ray_aabb(&scaled2, mt2, &box2)));
+    prop_assert!(same2(d2::ray_aabb2(&ray2, max_t2, &box2), d2::ray_aabb2(&scaled2, mt2, &box2)));
     prop_assert!(same2(d2::ray_polygon(&ray2, max_t2, &poly), d2::ray_polygon(&scaled2, mt2, &poly)));
     prop_assert!(same2(d2::ray_segment(&ray2, max_t2, sa, sb), d2::ray_segment(&scaled2, mt2, sa, sb)));
     Ok(())
@@ -906,7 +906,7 @@ fn bad_input_case(seed: u64) -> Result<(), TestCaseError> {
         Ok(())
     };
     check2(d2::ray_circle(&ray2, max_t, &Circle::new(wild2(&mut rng), wild(&mut rng))))?;
-    check2(d2::ray_aabb(&ray2, max_t, &Aabb2::new(wild2(&mut rng), wild2(&mut rng))))?;
+    check2(d2::ray_aabb2(&ray2, max_t, &Aabb2::new(wild2(&mut rng), wild2(&mut rng))))?;
     check2(d2::ray_segment(&ray2, max_t, wild2(&mut rng), wild2(&mut rng)))?;
     let n = rng.random_range(0..6);
     let poly: Vec<Vec2> = (0..n).map(|_| wild2(&mut rng)).collect();

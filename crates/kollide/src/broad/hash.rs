@@ -46,7 +46,7 @@ struct Placement<B> {
     oversized: bool,
 }
 
-/// A uniform grid of hashed cells (seed 001): each object is recorded in every cell its fattened box
+/// A uniform grid of hashed cells: each object is recorded in every cell its fattened box
 /// touches, and only objects that share a cell are tested against each other.
 ///
 /// Edits only record the new tight box; [`SpatialHash::refresh`] (called by

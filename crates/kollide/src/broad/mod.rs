@@ -8,7 +8,7 @@
 //!   is linear on the nearly sorted order of the previous frame), then swept ("box pruning") in
 //!   the columns of a coarse grid over the other axes.
 //! - [`SpatialHash`]: a uniform grid of hashed cells holding fattened boxes, so that an object
-//!   that moves a little is not re-bucketed (seed 001).
+//!   that moves a little is not re-bucketed.
 //! - [`DynamicTree`] ([`DefaultBroadPhase`]): a tree of fattened boxes, changed only when a box
 //!   leaves its fattened box; pairs are found incrementally, from the objects edited since the
 //!   last call, or in one batch of box pruning after many edits.
@@ -34,10 +34,9 @@ pub use hash::{HashSettings, SpatialHash};
 pub use sap::SweepAndPrune;
 pub use tree::{DynamicTree, TreeSettings};
 
-/// The broad phase to use when in doubt: [`DynamicTree`], the best overall on the benchmark
-/// workloads: as fast as [`SweepAndPrune`] at pair finding from scratch and at queries of a
-/// static scene (both use the same grid columns), and much faster on moving scenes, where it
-/// only queries the objects that moved.
+/// The broad phase to use when in doubt: [`DynamicTree`]. It finds pairs from scratch and answers
+/// the queries of a static scene with the same grid columns as [`SweepAndPrune`], and on a moving
+/// scene it queries only the objects that moved.
 pub type DefaultBroadPhase<B> = DynamicTree<B>;
 
 use crate::bounds::{Aabb2, Aabb3, Bounds};

@@ -12,7 +12,7 @@ struct Entry {
     id: u32,
 }
 
-/// Sweep and prune ("box pruning", Terdiman 2002; seed 004): the objects are kept sorted by the
+/// Sweep and prune ("box pruning", Terdiman 2002): the objects are kept sorted by the
 /// lower bound of their box on one axis, and a sweep over that order tests each object only
 /// against the objects whose lower bound lies inside its extent. The sweep runs separately in
 /// the columns of a coarse grid over the other axes (see the module notes), which keeps it fast

@@ -65,7 +65,7 @@ pub fn test_sphere_aabb(sphere: &Sphere, aabb: &Aabb3) -> bool {
         && sphere.center.is_finite()
 }
 
-/// The cheap, conservative sphere/box test of seed 000: is the center inside the box grown by
+/// The cheap, conservative sphere/box test, for culling: is the center inside the box grown by
 /// `r` on every side? Equivalently, is every per-axis distance from the center to the box's
 /// slabs at most `r`?
 ///
@@ -124,9 +124,9 @@ fn aabb_plane_interval(aabb: &Aabb3, plane: &Plane3) -> (f32, f32) {
 /// distance, `Back` if every point has negative signed distance, `Intersecting` if the box
 /// touches or crosses the plane.
 ///
-/// Center/extent form (Ericson §5.2.3, seed 004's AABB/plane test): the box projects on the
-/// normal to `[s - r, s + r]` with `s` the center's signed distance and `r = h · |n|`. The normal
-/// need not be unit length for the answer to be right. An inverted box or a non-finite value gives
+/// Center/extent form (Ericson §5.2.3): the box projects on the normal to `[s - r, s + r]` with `s`
+/// the center's signed distance and `r = h · |n|`. The normal need not be unit length for the
+/// answer to be right. An inverted box or a non-finite value gives
 /// `Intersecting` (no side can be proven; [`test_aabb_plane`] answers `false` for them).
 #[inline]
 pub fn classify_aabb_plane(aabb: &Aabb3, plane: &Plane3) -> PlaneSide {
@@ -158,7 +158,7 @@ pub fn test_aabb_plane(aabb: &Aabb3, plane: &Plane3) -> bool {
 }
 
 /// Signed distance of the OBB's center from the plane and its projected radius
-/// `r = Σ h_i |n · axis_i|` (seed 004, OBB/plane "method 2": project the box axes on the normal).
+/// `r = Σ h_i |n · axis_i|` (Ericson §5.2.3: the box axes projected on the normal).
 #[inline(always)]
 fn obb_plane_interval(obb: &Obb3, plane: &Plane3) -> (f32, f32) {
     let n = plane.normal;

@@ -1,30 +1,5 @@
-//! Point in polygon: convex, even-odd (crossing) and nonzero (winding) rules.
-//!
-//! A polygon is a `&[Vec2]` vertex loop, implicitly closed (the last vertex joins the first), in
-//! either winding. Repeated vertices (zero-length edges) are allowed and change nothing. Every
-//! side test is the exact orientation predicate [`crate::primitive::orient2d`], so points off the
-//! boundary are classified exactly for the given `f32` coordinates.
-//!
-//! **Self-intersecting loops.** [`point_in_polygon_crossing`] uses the even-odd rule (inside when a
-//! ray from the point crosses the loop an odd number of times) and [`point_in_polygon_winding`]
-//! the nonzero rule (inside when the loop winds around the point a nonzero number of times). They
-//! agree on simple polygons. For a pentagram drawn as one loop, the central pentagon has winding
-//! number ±2: inside by the nonzero rule, outside by the even-odd rule. [`point_in_convex_polygon`]
-//! assumes a convex loop; for any other loop its answer is unspecified (but it does not panic).
-//!
-//! **Points on the boundary.** [`point_in_convex_polygon`] counts the boundary as inside (closed).
-//! The crossing and winding tests use one half-open rule instead, the one that makes polygons tile
-//! the plane: a point exactly on an edge or a vertex is classified as the point displaced by an
-//! infinitesimal amount to the right (`+x`), and then, if still ambiguous, upward (`+y`). In
-//! practice: an edge crossing the horizontal line through `p` counts only if `p` is strictly left
-//! of it, and a vertex at exactly `p.y` counts as below the line. Consequently a point on an edge
-//! shared by two adjacent polygons of a tiling (sharing the edge with opposite orientations) is
-//! inside exactly one of them, and a point on the boundary of a single polygon is inside on its
-//! left and bottom sides and outside on its right and top sides (for a counter-clockwise square:
-//! its left and bottom edges and its bottom-left corner belong to it).
-//!
-//! **Bad input.** Fewer than 3 vertices: never inside (winding number 0). Any non-finite
-//! coordinate (NaN, ±∞) in the point or the polygon: `false` (winding number 0).
+//! Point in polygon: convex, even-odd (crossing) and nonzero (winding) rules (their shared rules
+//! are in the [`d2`](crate::primitive::d2#point-in-polygon) documentation).
 
 use glam::Vec2;
 
@@ -72,8 +47,10 @@ pub fn point_in_convex_polygon(p: Vec2, poly: &[Vec2]) -> bool {
 /// An edge counts when it straddles the line `y = p.y` half-open (one endpoint `> p.y`, the other
 /// `<= p.y`) and crosses it strictly right of `p`, decided by the sign of an exact orientation
 /// (cheap bounding tests first). Points off the boundary are classified exactly; points on the
-/// boundary follow the tiling rule of the [module documentation](self). Self-intersecting loops:
-/// even-odd. Fewer than 3 vertices or any non-finite coordinate: `false`.
+/// boundary follow the tiling rule (see [point in polygon]). Self-intersecting loops: even-odd.
+/// Fewer than 3 vertices or any non-finite coordinate: `false`.
+///
+/// [point in polygon]: crate::primitive::d2#point-in-polygon
 pub fn point_in_polygon_crossing(p: Vec2, poly: &[Vec2]) -> bool {
     if poly.len() < 3 || !p.is_finite() {
         return false;
@@ -110,8 +87,10 @@ pub fn point_in_polygon_crossing(p: Vec2, poly: &[Vec2]) -> bool {
 /// Agathos, "The point in polygon problem for arbitrary polygons", 2001): with the same half-open
 /// rule as [`point_in_polygon_crossing`], an upward edge crossing `y = p.y` with `p` strictly on
 /// its left adds 1 and a downward edge with `p` strictly on its right subtracts 1. No
-/// trigonometry. Points on the boundary follow the tiling rule of the
-/// [module documentation](self). Fewer than 3 vertices or any non-finite coordinate: 0.
+/// trigonometry. Points on the boundary follow the tiling rule (see [point in polygon]). Fewer than
+/// 3 vertices or any non-finite coordinate: 0.
+///
+/// [point in polygon]: crate::primitive::d2#point-in-polygon
 pub fn winding_number(p: Vec2, poly: &[Vec2]) -> i32 {
     if poly.len() < 3 || !p.is_finite() {
         return 0;
@@ -136,8 +115,10 @@ pub fn winding_number(p: Vec2, poly: &[Vec2]) -> i32 {
 /// Whether `p` is inside `poly` by the nonzero rule: `winding_number(p, poly) != 0`.
 ///
 /// Agrees with [`point_in_polygon_crossing`] on simple polygons; differs on self-intersecting
-/// loops where regions are wound more than once (see the [module documentation](self)). Fewer
-/// than 3 vertices or any non-finite coordinate: `false`.
+/// loops where regions are wound more than once (see [point in polygon]). Fewer than 3 vertices or
+/// any non-finite coordinate: `false`.
+///
+/// [point in polygon]: crate::primitive::d2#point-in-polygon
 pub fn point_in_polygon_winding(p: Vec2, poly: &[Vec2]) -> bool {
     winding_number(p, poly) != 0
 }

@@ -1,19 +1,5 @@
-//! Ray casts in 2D: circles, boxes, segments and convex polygons.
-//!
-//! The contract is the one of the 3D casts (`kollide::primitive`, module `ray`), in the plane:
-//!
-//! - **Valid rays.** `origin` must be finite and `dir · dir` a positive normal `f32`
-//!   (`f32::MIN_POSITIVE ≤ dir · dir ≤ f32::MAX`); any other ray, in particular a zero `dir`, gets
-//!   `None`. `max_t` may be `+∞`; a negative or NaN `max_t` gets `None`. Hits have `t ∈ [0, max_t]`
-//!   in units of `dir`.
-//! - **Solids.** Circles, boxes and polygons are closed solids: a ray whose origin lies in one
-//!   (inside or on its boundary) hits at `t = 0` with normal `-dir / |dir|`; otherwise the hit is the
-//!   first boundary point with the outward unit normal there (`normal · dir ≤ 0`, up to rounding for
-//!   tangent hits). Touching counts.
-//! - **Bad shapes.** Non-finite coordinates or a negative size make a shape empty: `None`.
-//! - **Range.** Coordinates are assumed small enough that their squares and products stay finite
-//!   (below about 1e18); beyond that a cast may miss, or report a hit that is finite and within
-//!   `[0, max_t]` but not meaningful.
+//! Ray casts in 2D: circles, boxes, segments and convex polygons, under the shared contract of the
+//! [`d2`](crate::primitive::d2#ray-casts) documentation.
 
 // Tests are written as `!(accepting condition)` so that NaN, which fails every comparison, always
 // takes the rejecting branch.
@@ -30,7 +16,7 @@ pub struct RayHit2 {
     pub normal: Vec2,
 }
 
-/// Whether the ray and `max_t` satisfy the module's validity contract (`dd = dir · dir`).
+/// Whether the ray and `max_t` satisfy the shared validity contract (`dd = dir · dir`).
 /// Evaluated without short-circuiting: one branch for the caller.
 #[inline(always)]
 fn ray_ok(ray: &Ray2, dd: f32, max_t: f32) -> bool {
@@ -84,10 +70,12 @@ fn round_normal(v: Vec2, inv_r: f32, radius: f32, dir: Vec2, dd: f32) -> Vec2 {
 
 /// Casts a ray against a solid disc.
 ///
-/// See the module docs for the shared contract. A zero radius is the single point `center`, hit
-/// only when the ray passes through it exactly (normal `-dir / |dir|`); a negative or NaN radius is
-/// empty. The quadratic is solved in the cancellation-free form of Haines et al. (Ray Tracing Gems,
-/// ch. 7), as in the 3D sphere cast.
+/// See the [shared contract]. A zero radius is the single point `center`, hit only when the ray
+/// passes through it exactly (normal `-dir / |dir|`); a negative or NaN radius is empty. The
+/// quadratic is solved in the cancellation-free form of Haines et al. (Ray Tracing Gems, ch. 7), as
+/// in the 3D sphere cast.
+///
+/// [shared contract]: crate::primitive::d2#ray-casts
 #[inline]
 pub fn ray_circle(ray: &Ray2, max_t: f32, circle: &Circle) -> Option<RayHit2> {
     let (dd, r) = (ray.dir.length_squared(), circle.radius);
@@ -129,12 +117,13 @@ fn cast_disc(ray: &Ray2, dd: f32, max_t: f32, center: Vec2, r: f32) -> Option<Ra
 /// Casts a ray against a solid axis-aligned box.
 ///
 /// Slab test (Ericson, *Real-Time Collision Detection*, §5.3.3) with the parallel case explicit, so
-/// zero direction components and origins exactly on an edge are exact. See the module docs for the
-/// shared contract. At a corner the normal is the one of an edge meeting there. An inverted box
-/// (`min > max` on some axis) is empty; a zero-extent box (a segment or point) is hit where the ray
-/// meets it.
+/// zero direction components and origins exactly on an edge are exact. See the [shared contract].
+/// At a corner the normal is the one of an edge meeting there. An inverted box (`min > max` on some
+/// axis) is empty; a zero-extent box (a segment or point) is hit where the ray meets it.
+///
+/// [shared contract]: crate::primitive::d2#ray-casts
 #[inline]
-pub fn ray_aabb(ray: &Ray2, max_t: f32, aabb: &Aabb2) -> Option<RayHit2> {
+pub fn ray_aabb2(ray: &Ray2, max_t: f32, aabb: &Aabb2) -> Option<RayHit2> {
     let dd = ray.dir.length_squared();
     let hit = cast_box(ray, dd, max_t, aabb.min, aabb.max)?;
     let box_ok = finite(aabb.min) & finite(aabb.max) & aabb.min.cmple(aabb.max).all();
@@ -172,7 +161,9 @@ fn cast_box(ray: &Ray2, dd: f32, max_t: f32, min: Vec2, max: Vec2) -> Option<Ray
 /// line that overlaps it hits at the first shared point (`t = 0` if the origin is on the segment,
 /// else the nearer endpoint), with normal `-dir / |dir|`, as if the ray struck the segment's end;
 /// `a == b` is a point, hit the same way when the ray passes exactly through it. Endpoints count.
-/// `None` for an invalid ray or `max_t` (see the module docs) or non-finite endpoints.
+/// `None` for an invalid ray or `max_t` (see the [shared contract]) or non-finite endpoints.
+///
+/// [shared contract]: crate::primitive::d2#ray-casts
 #[inline]
 pub fn ray_segment(ray: &Ray2, max_t: f32, a: Vec2, b: Vec2) -> Option<RayHit2> {
     let dd = ray.dir.length_squared();
@@ -214,11 +205,13 @@ fn cast_segment(ray: &Ray2, dd: f32, max_t: f32, a: Vec2, b: Vec2) -> Option<Ray
 
 /// Casts a ray against a solid convex polygon given as a vertex loop (implicitly closed).
 ///
-/// Cyrus–Beck clipping (Cyrus and Beck 1978; Ericson §5.3.8): the ray is clipped against each edge's
-/// inner half-plane, and the last entering edge gives the normal. Either winding is accepted (the
-/// sign of the shoelace area decides). See the module docs for the shared contract. Fewer than three
-/// vertices, zero signed area (all vertices collinear) or a non-finite vertex give `None`. For a
-/// non-convex loop the answer is the cast against the intersection of its edges' half-planes.
+/// Cyrus–Beck clipping (Cyrus and Beck 1978; Ericson §5.3.8): the ray is clipped against each
+/// edge's inner half-plane, and the last entering edge gives the normal. Either winding is accepted
+/// (the sign of the shoelace area decides). See the [shared contract]. Fewer than three vertices,
+/// zero signed area (all vertices collinear) or a non-finite vertex give `None`. For a non-convex
+/// loop the answer is the cast against the intersection of its edges' half-planes.
+///
+/// [shared contract]: crate::primitive::d2#ray-casts
 #[inline]
 pub fn ray_polygon(ray: &Ray2, max_t: f32, poly: &[Vec2]) -> Option<RayHit2> {
     let dd = ray.dir.length_squared();
@@ -292,7 +285,7 @@ mod tests {
     fn all_miss(r: &Ray2, max_t: f32) {
         let b = Aabb2::new(Vec2::splat(-1.0), Vec2::splat(1.0));
         assert_eq!(ray_circle(r, max_t, &Circle::new(Vec2::ZERO, 1.0)), None);
-        assert_eq!(ray_aabb(r, max_t, &b), None);
+        assert_eq!(ray_aabb2(r, max_t, &b), None);
         assert_eq!(ray_segment(r, max_t, Vec2::new(-1.0, 0.0), Vec2::X), None);
         assert_eq!(ray_polygon(r, max_t, &SQUARE), None);
     }
@@ -339,23 +332,23 @@ mod tests {
     #[test]
     fn aabb_cases() {
         let b = Aabb2::new(Vec2::new(-1.0, -1.0), Vec2::new(1.0, 1.0));
-        let hit = ray_aabb(&ray([-3.0, 0.5], [1.0, 0.0]), 5.0, &b).unwrap();
+        let hit = ray_aabb2(&ray([-3.0, 0.5], [1.0, 0.0]), 5.0, &b).unwrap();
         assert_eq!((hit.t, hit.normal), (2.0, -Vec2::X));
-        let hit = ray_aabb(&ray([0.5, 3.0], [0.0, -4.0]), 5.0, &b).unwrap();
+        let hit = ray_aabb2(&ray([0.5, 3.0], [0.0, -4.0]), 5.0, &b).unwrap();
         assert_eq!((hit.t, hit.normal), (0.5, Vec2::Y));
         // Sliding along an edge touches; parallel outside misses.
-        assert_eq!(ray_aabb(&ray([-3.0, 1.0], [1.0, 0.0]), 5.0, &b).unwrap().t, 2.0);
-        assert_eq!(ray_aabb(&ray([-3.0, 1.5], [1.0, 0.0]), f32::INFINITY, &b), None);
+        assert_eq!(ray_aabb2(&ray([-3.0, 1.0], [1.0, 0.0]), 5.0, &b).unwrap().t, 2.0);
+        assert_eq!(ray_aabb2(&ray([-3.0, 1.5], [1.0, 0.0]), f32::INFINITY, &b), None);
         // Origin on an edge: t = 0 with −dir.
-        let hit = ray_aabb(&ray([1.0, 0.0], [1.0, 0.0]), 5.0, &b).unwrap();
+        let hit = ray_aabb2(&ray([1.0, 0.0], [1.0, 0.0]), 5.0, &b).unwrap();
         assert_eq!((hit.t, hit.normal), (0.0, -Vec2::X));
         // Degenerate and inverted boxes.
         let seg = Aabb2::new(Vec2::new(0.0, -1.0), Vec2::new(0.0, 1.0));
-        assert_eq!(ray_aabb(&ray([-3.0, 0.0], [1.0, 0.0]), 5.0, &seg).unwrap().t, 3.0);
+        assert_eq!(ray_aabb2(&ray([-3.0, 0.0], [1.0, 0.0]), 5.0, &seg).unwrap().t, 3.0);
         let inverted = Aabb2::new(Vec2::new(1.0, -1.0), Vec2::new(-1.0, 1.0));
-        assert_eq!(ray_aabb(&ray([-3.0, 0.0], [1.0, 0.0]), 5.0, &inverted), None);
+        assert_eq!(ray_aabb2(&ray([-3.0, 0.0], [1.0, 0.0]), 5.0, &inverted), None);
         let nan = Aabb2::new(Vec2::new(f32::NAN, -1.0), Vec2::ONE);
-        assert_eq!(ray_aabb(&ray([-3.0, 0.0], [1.0, 0.0]), 5.0, &nan), None);
+        assert_eq!(ray_aabb2(&ray([-3.0, 0.0], [1.0, 0.0]), 5.0, &nan), None);
     }
 
     #[test]
