@@ -426,6 +426,23 @@ pub fn overlap_depth(a: &RefPlaced, b: &RefPlaced) -> f32 {
     depth
 }
 
+/// The least separation of the narrow-phase contacts of every pair of pieces (`+∞` when no pair
+/// is within 0): for shapes made of convex pieces, the depth of their deepest pair of parts.
+pub fn deepest_pair_separation(a: &RefPlaced, b: &RefPlaced) -> f32 {
+    let mut best = f32::INFINITY;
+    for p in &a.pieces {
+        for q in &b.pieces {
+            if boxes_touch((p.min, p.max), (q.min, q.max))
+                && let Ok(Some(c)) =
+                    narrow::contact(&p.shape, &p.map, &q.shape, &q.map, 0.0, &mut GjkCache::default())
+            {
+                best = best.min(c.separation);
+            }
+        }
+    }
+    best
+}
+
 /// What a sampled reference saw of two placed shapes (fields included).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Sampled {
