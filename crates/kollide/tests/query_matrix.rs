@@ -69,68 +69,11 @@ struct KnownFailure {
     signature: fn(&Case) -> bool,
 }
 
-use Kind::{Compound as K, Convex as C, Field as F, Mesh as M, SphereSet as S};
-
-/// The cells with a sphere set or a compound.
-const COMPOSITE_CELLS: &[(Kind, Kind)] = &[
-    (C, S),
-    (C, K),
-    (M, S),
-    (M, K),
-    (S, C),
-    (S, M),
-    (S, S),
-    (S, K),
-    (K, C),
-    (K, M),
-    (K, S),
-    (K, K),
-    (S, F),
-    (F, S),
-    (K, F),
-    (F, K),
-];
-/// The cells where a convex part meets a mesh part.
-const CONVEX_MESH_CELLS: &[(Kind, Kind)] =
-    &[(C, M), (M, C), (S, M), (M, S), (C, K), (K, C), (M, K), (K, M), (S, K), (K, S), (K, K)];
-/// The cells where a composite meets a field.
-const COMPOSITE_FIELD_CELLS: &[(Kind, Kind)] = &[(S, F), (F, S), (K, F), (F, K)];
+use Kind::{Convex as C, Field as F, SphereSet as S};
 
 /// Library failures found by this matrix (the library is being edited elsewhere; see each
 /// entry for a minimal reproduction).
 const KNOWN_FAILURES: &[KnownFailure] = &[
-    KnownFailure {
-        id: "composite-intersects-stops-early",
-        what: "query::intersects with a sphere set or compound operand stops after the first part that \
-               does not touch the other shape (pair.rs, intersects_placed: the visitor returns \
-               `!matches!(found, Ok(false))`, i.e. stops on a miss, where it must go on while nothing \
-               is found). Repro: SphereSet [ball (1.3, 1.3, 0) r 0.5, ball (0, 0, 0) r 0.5] at identity \
-               against Convex Ball(1.0) at identity: intersects = false (distance = 0).",
-        cells: COMPOSITE_CELLS,
-        checks: &["intersects", "intersects swapped"],
-        signature: composite_intersects_stops_early,
-    },
-    KnownFailure {
-        id: "convex-mesh-contact-lost-at-limit",
-        what: "query::contact(convex, mesh, f32::INFINITY) answers None and query::distance answers \
-               inf: mesh_pair.rs convex_mesh_contact takes the exact narrow::distance to one triangle \
-               as the limit, and narrow::contact(.., prediction = that distance) can answer None (f32 \
-               rounding at the boundary), so every triangle is dropped. Repro: Convex Ball(0.5) at \
-               translation (0, 2, 2) against the closed unit cube mesh (12 triangles, corners ±0.5) at \
-               identity: distance = inf, expected √4.5 - 0.5 = 1.6213; narrow repro: Ball(0.5) at \
-               rotation_y(0.7) + (0.1, 0.3, 1.5) against Triangle (0,0,0), (1,0,0), (0,1,0): \
-               narrow::distance = 0.9999999, narrow::contact(prediction = 0.9999999) = None.",
-        cells: CONVEX_MESH_CELLS,
-        checks: &[
-            "distance",
-            "distance swapped",
-            "contact",
-            "contact swapped",
-            "contact_manifolds",
-            "cast_shape",
-        ],
-        signature: convex_mesh_contact_lost,
-    },
     KnownFailure {
         id: "project-point-scaled-margin",
         what: "narrow::project_point ignores the margin (ball radius, capsule radius, rounding) of \
@@ -161,29 +104,6 @@ const KNOWN_FAILURES: &[KnownFailure] = &[
         cells: &[(C, C)],
         checks: &["contact (f64 reference)"],
         signature: epa_inconsistent,
-    },
-    KnownFailure {
-        id: "composite-field-not-unsupported",
-        what: "contact, contact_manifolds, distance and cast_shape between a sphere set or compound \
-               and a field answer Ok (None, no manifold) instead of Unsupported when the box culling \
-               drops every part before a field pair is reached (pair.rs: the composite branch comes \
-               first). Repro: SphereSet [ball (0, 0, 0) r 0.5] at identity against BallField((0, 0, 0), \
-               0.5) at translation (10, 0, 0): contact(.., 1.0) = Ok(None), contact_manifolds(.., 1.0) \
-               = Ok with no manifold, cast_shape(.., velocity (0, 1, 0), 1.0) = Ok(None) (distance \
-               does answer Unsupported).",
-        cells: COMPOSITE_FIELD_CELLS,
-        checks: &["unsupported"],
-        signature: |_| true,
-    },
-    KnownFailure {
-        id: "unsupported-names-parts",
-        what: "Unsupported errors between a sphere set or compound and a field name the kinds of the \
-               parts that met (Convex, Mesh) instead of the operands (SphereSet, Compound). Repro: \
-               contact(SphereSet [ball (0, 0, 0) r 0.5], identity, BallField((0, 0, 0), 0.5), \
-               identity, inf) = Unsupported { a: Convex, b: Some(Field) }.",
-        cells: COMPOSITE_FIELD_CELLS,
-        checks: &["unsupported kinds"],
-        signature: |_| true,
     },
 ];
 
@@ -1148,30 +1068,6 @@ fn parts_intersect(case: &Case) -> bool {
             query::intersects(x, mx, y, my) == Ok(true) || query::intersects(y, my, x, mx) == Ok(true)
         })
     })
-}
-
-/// A composite's `intersects` is false (either order) while some pair of its leaves intersects by
-/// the library itself.
-fn composite_intersects_stops_early(case: &Case) -> bool {
-    if !(is_composite(&case.a) || is_composite(&case.b)) {
-        return false;
-    }
-    let (la, lb) = (leaves_of(&case.a, &case.ma), leaves_of(&case.b, &case.mb));
-    let leaves_meet =
-        la.iter().any(|(x, mx)| lb.iter().any(|(y, my)| query::intersects(x, mx, y, my) == Ok(true)));
-    leaves_meet
-        && (query::intersects(&case.a, &case.ma, &case.b, &case.mb) == Ok(false)
-            || query::intersects(&case.b, &case.mb, &case.a, &case.ma) == Ok(false))
-}
-
-/// Some convex leaf against some mesh leaf has no contact at all (max_distance ∞).
-fn convex_mesh_contact_lost(case: &Case) -> bool {
-    let (la, lb) = (leaves_of(&case.a, &case.ma), leaves_of(&case.b, &case.mb));
-    let lost = |x: &(Shape, Affine3A), y: &(Shape, Affine3A)| {
-        matches!((&x.0, &y.0), (Shape::Convex(_), Shape::Mesh(_)))
-            && query::contact(&x.0, &x.1, &y.0, &y.1, f32::INFINITY) == Ok(None)
-    };
-    la.iter().any(|x| lb.iter().any(|y| lost(x, y) || lost(y, x)))
 }
 
 /// Two convex shapes, one curved, penetrate, and the contact's separation is not the separation

@@ -153,25 +153,26 @@ pub(crate) fn convex_mesh_contact(
     max_distance: f32,
 ) -> Result<Option<Contact>, QueryError> {
     let pair = ConvexMesh::new(a, b);
-    let mut limit = max_distance;
-    if !limit.is_finite() {
-        // Any triangle gives an upper bound; the one nearest the shape's inner point a good one.
-        if let Some(q) = pair.instance().and_then(|i| i.closest_point(pair.inner_point(), f32::INFINITY)) {
-            let triangle = ConvexShape::Triangle(Triangle {
-                points: pair.mesh.triangle(q.triangle).expect("a triangle id from the mesh"),
-            });
-            let d = narrow::distance(
-                pair.convex,
-                pair.convex_to_world,
-                &triangle,
-                pair.mesh_to_world,
-                &mut GjkCache::default(),
-            )
-            .map_err(|e| from_narrow(e, false))?;
-            limit = d;
-        }
+    // The triangles worth a contact lie within `reach` of the shape's box: `max_distance`, or
+    // when unbounded the distance to any one triangle (the one nearest the shape's inner point
+    // is a good one), grown against the rounding of that distance.
+    let mut reach = max_distance;
+    if !reach.is_finite()
+        && let Some(q) = pair.instance().and_then(|i| i.closest_point(pair.inner_point(), f32::INFINITY))
+        && let Some(points) = pair.mesh.triangle(q.triangle)
+    {
+        let triangle = ConvexShape::Triangle(Triangle { points });
+        let d = narrow::distance(
+            pair.convex,
+            pair.convex_to_world,
+            &triangle,
+            pair.mesh_to_world,
+            &mut GjkCache::default(),
+        )
+        .map_err(|e| from_narrow(e, false))?;
+        reach = d * (1.0 + 1e-4) + 1e-6;
     }
-    let region = pair.convex.aabb(pair.convex_to_world).expanded(limit.min(f32::MAX));
+    let region = pair.convex.aabb(pair.convex_to_world).expanded(reach.min(f32::MAX));
     let mut best: Option<Contact> = None;
     let mut result = Ok(());
     pair.visit_triangles(&region, |id, triangle| {
@@ -180,7 +181,7 @@ pub(crate) fn convex_mesh_contact(
             pair.convex_to_world,
             triangle,
             pair.mesh_to_world,
-            limit,
+            max_distance,
             &mut GjkCache::default(),
         ) {
             Ok(Some(c)) if best.is_none_or(|b| c.separation < b.separation) => {

@@ -32,6 +32,31 @@ fn checked<'a>(
     Ok((PlacedShape { shape: a, to_world: a_to_world }, PlacedShape { shape: b, to_world: b_to_world }))
 }
 
+/// [`checked`], and [`QueryError::Unsupported`] (naming the operands' kinds) when a field takes
+/// part, alone or in a compound: only `intersects` has an algorithm for fields.
+fn checked_without_fields<'a>(
+    query: &'static str,
+    a: &'a Shape,
+    a_to_world: &'a Affine3A,
+    b: &'a Shape,
+    b_to_world: &'a Affine3A,
+) -> Result<(PlacedShape<'a>, PlacedShape<'a>), QueryError> {
+    let pair = checked(a, a_to_world, b, b_to_world)?;
+    if has_field(a) || has_field(b) {
+        return Err(QueryError::Unsupported { query, a: a.kind(), b: Some(b.kind()) });
+    }
+    Ok(pair)
+}
+
+/// Whether the shape is a field or a compound with a field among its children.
+fn has_field(shape: &Shape) -> bool {
+    match shape {
+        Shape::Field(_) => true,
+        Shape::Compound(c) => c.children().iter().any(|(child, _)| has_field(child)),
+        _ => false,
+    }
+}
+
 /// Whether A and B touch or overlap (solids: one inside the other counts).
 pub fn intersects(
     a: &Shape,
@@ -56,7 +81,8 @@ pub(crate) fn intersects_placed(a: &PlacedShape, b: &PlacedShape) -> Result<bool
             let mut found = Ok(false);
             for_each_part(a, bounds_of(b).as_ref(), |_, part| {
                 found = intersects_placed(part, b);
-                !matches!(found, Ok(false))
+                // Go on while the parts so far miss.
+                matches!(found, Ok(false))
             });
             found
         }
@@ -93,7 +119,7 @@ pub fn contact(
         return narrow::contact(x, a_to_world, y, b_to_world, max_distance, &mut GjkCache::default())
             .map_err(|e| from_narrow(e, false));
     }
-    let (a, b) = checked(a, a_to_world, b, b_to_world)?;
+    let (a, b) = checked_without_fields("contact", a, a_to_world, b, b_to_world)?;
     contact_placed(&a, &b, max_distance.max(0.0))
 }
 
@@ -156,7 +182,7 @@ pub fn contact_manifolds(
     if prediction.is_nan() {
         return Err(QueryError::NonFiniteArgument("prediction"));
     }
-    let (a, b) = checked(a, a_to_world, b, b_to_world)?;
+    let (a, b) = checked_without_fields("contact_manifolds", a, a_to_world, b, b_to_world)?;
     manifolds_placed(&a, &b, prediction.max(0.0), out)
 }
 
@@ -225,7 +251,7 @@ pub fn distance(
         return narrow::distance(x, a_to_world, y, b_to_world, &mut GjkCache::default())
             .map_err(|e| from_narrow(e, false));
     }
-    let (a, b) = checked(a, a_to_world, b, b_to_world)?;
+    let (a, b) = checked_without_fields("distance", a, a_to_world, b, b_to_world)?;
     distance_placed(&a, &b, f32::INFINITY)
 }
 
@@ -291,7 +317,7 @@ pub fn cast_shape(
     if max_t.is_nan() {
         return Err(QueryError::NonFiniteArgument("max_t"));
     }
-    let (a, b) = checked(a, a_to_world, b, b_to_world)?;
+    let (a, b) = checked_without_fields("cast_shape", a, a_to_world, b, b_to_world)?;
     if !(max_t >= 0.0) {
         return Ok(None);
     }
