@@ -3,11 +3,11 @@
 //! `kollide_testkit::reference_convex`.
 
 use glam::{Affine3A, DVec3, Quat, Vec3, Vec3A};
-use kollide::math::Ray3;
+use kollide::math::{Ray3, is_similarity};
 use kollide::narrow::{NarrowError, cast_ray, project_point};
 use kollide::shape::{
     Ball, Capsule, Cone, ConvexHull, ConvexShape, Cuboid, Cylinder, HullError, Rounded, ShapeKind,
-    SupportMap, Triangle, is_similarity,
+    SupportMap, Triangle,
 };
 use kollide_testkit::random::{self, TestRng};
 use kollide_testkit::reference_convex::{

@@ -18,8 +18,8 @@ use glam::{Affine3A, Mat3A, Vec3, Vec3A};
 
 use super::trimesh::TriMesh;
 use crate::bounds::{Aabb3, Sphere};
+use crate::math::is_similarity;
 use crate::primitive::test_sphere_triangle;
-use crate::shape::is_similarity;
 
 /// Balls in one frame, with the ball around all of them for an early out.
 #[derive(Clone, Debug, PartialEq)]

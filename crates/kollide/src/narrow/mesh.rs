@@ -22,9 +22,10 @@ use glam::{Affine3A, Mat3, Vec3, Vec3A};
 use super::manifold::build as build_manifold;
 use super::{ContactManifold, GjkCache, ManifoldPoint, NarrowError, Side, contact_in_frame, setup};
 use crate::bounds::{Aabb3, Obb3};
+use crate::math::is_similarity;
 use crate::mesh::{TriMesh, triangle_box_of};
 use crate::primitive::test_triangle_aabb;
-use crate::shape::{ConvexShape, Triangle, is_similarity};
+use crate::shape::{ConvexShape, Triangle};
 
 /// An edge is active when its two triangles' normals differ by more than this angle (radians)
 /// and the surface is convex across it.

@@ -31,11 +31,11 @@ pub use gjk::GjkCache;
 pub use manifold::{ContactManifold, ManifoldPoint};
 pub use mesh::{ACTIVE_EDGE_ANGLE, MeshEdges, TriangleManifold, convex_mesh_manifolds};
 
-use glam::{Affine3A, Mat3A, Vec3, Vec3A, Vec3Swizzles};
+use glam::{Affine3A, Mat3A, Vec3, Vec3A};
 
-use crate::math::Ray3;
+use crate::math::{Ray3, both_rigid, is_rigid, is_similarity, map_normal};
 use crate::primitive::RayHit;
-use crate::shape::{ConvexShape, PointProjection, SupportMap, is_similarity};
+use crate::shape::{ConvexShape, PointProjection, SupportMap};
 use epa::epa;
 use gjk::{GjkResult, gjk, gjk_ray_cast};
 
@@ -144,18 +144,7 @@ impl Side<'_> {
         match self.matrix {
             // Under a similarity s R, (M⁻¹)ᵀ = M / s².
             Some((m, _)) if self.scale.is_some() => (m * n).normalize_or_zero(),
-            Some((m, _)) => {
-                // (M⁻¹)ᵀ n ∝ cof(M) n: the cofactor matrix avoids the inverse and the determinant's
-                // sign is irrelevant once the direction is fixed against the original orientation.
-                let cof = Mat3A::from_cols(
-                    m.y_axis.cross(m.z_axis),
-                    m.z_axis.cross(m.x_axis),
-                    m.x_axis.cross(m.y_axis),
-                );
-                let v = cof * n;
-                let v = if m.determinant() < 0.0 { -v } else { v };
-                v.normalize_or_zero()
-            }
+            Some((m, _)) => map_normal(&m, n),
             None => n,
         }
     }
@@ -222,33 +211,6 @@ macro_rules! with_support_maps {
             }
         }
     }};
-}
-
-/// Whether `m` is orthonormal to a relative `1e-5` (a rotation or a reflection): `m mᵀ` is the
-/// identity, computed from the columns as in [`is_similarity`].
-#[inline]
-fn is_rigid(m: &Mat3A) -> bool {
-    let (x, y, z) = (m.x_axis, m.y_axis, m.z_axis);
-    let diag = x * x + y * y + z * z;
-    let off = x * x.yzx() + y * y.yzx() + z * z.yzx();
-    let t = Vec3A::splat(1e-5);
-    (diag - Vec3A::ONE).abs().cmple(t).all() & off.abs().cmple(t).all()
-}
-
-/// Whether both linear parts are orthonormal: the screen of the inlined two-ball paths. The sum
-/// over both maps of `|M Mᵀ - I|`, entry by entry, is at most `1e-5` (stricter than [`is_rigid`]
-/// for each), so both balls keep their radii (`s = 1`, as in [`setup`]) and the answer waits on
-/// no square root of a scale. Maps that fail go the general way ([`is_similarity`]).
-#[inline(always)]
-fn both_rigid(a: &Mat3A, b: &Mat3A) -> bool {
-    let error = |m: &Mat3A| {
-        let (x, y, z) = (m.x_axis, m.y_axis, m.z_axis);
-        let diag = x * x + y * y + z * z;
-        let off = x * x.yzx() + y * y.yzx() + z * z.yzx();
-        (diag - Vec3A::ONE).abs() + off.abs()
-    };
-    // NaN fails the comparison.
-    (error(a) + error(b)).cmple(Vec3A::splat(1e-5)).all()
 }
 
 fn finite(map: &Affine3A) -> bool {
