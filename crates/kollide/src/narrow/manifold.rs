@@ -15,7 +15,7 @@
 
 use glam::{Vec3, Vec3A};
 
-use super::{FrameContact, Side};
+use super::frame::{FrameContact, Side};
 use crate::shape::{ConvexShape, SupportMap};
 
 /// A face is the reference face when its normal is within this cosine of the contact normal.
@@ -622,7 +622,9 @@ fn reduce<const C: usize>(points: &[ManifoldPoint], out: &mut ContactManifold) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::narrow::{GjkCache, contact_in_frame, setup};
+    use crate::narrow::GjkCache;
+    use crate::narrow::contact::contact_in_frame;
+    use crate::narrow::frame::setup;
     use crate::shape::{Cuboid, Triangle};
     use glam::{Affine3A, Quat};
     use kollide_testkit::random;

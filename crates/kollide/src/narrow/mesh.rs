@@ -19,8 +19,11 @@
 
 use glam::{Affine3A, Mat3, Vec3, Vec3A};
 
-use super::manifold::build as build_manifold;
-use super::{ContactManifold, GjkCache, ManifoldPoint, NarrowError, Side, contact_in_frame, setup};
+use super::contact::contact_in_frame;
+use super::frame::{Side, setup};
+use super::gjk::GjkCache;
+use super::manifold::{ContactManifold, ManifoldPoint, build as build_manifold};
+use super::types::NarrowError;
 use crate::bounds::{Aabb3, Obb3};
 use crate::math::is_similarity;
 use crate::mesh::{TriMesh, triangle_box_of};

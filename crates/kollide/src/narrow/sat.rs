@@ -8,7 +8,7 @@
 use glam::{Mat3A, Vec3, Vec3A, Vec3Swizzles};
 
 use super::epa::Flat;
-use super::{FrameContact, Side};
+use super::frame::{FrameContact, Side};
 
 /// The contact of two spheres `(ca, ra)`, `(cb, rb)`; the normal for concentric spheres is `+y`.
 #[inline]
