@@ -179,7 +179,7 @@ pub fn contact_manifold(
     {
         out.clear();
         if let Some(c) = sat::spheres(a_map.translation, ra, b_map.translation, rb, prediction) {
-            out.push(c.point_a, c.point_b, c.separation, 0);
+            out.push(c.point_a.into(), c.point_b.into(), c.separation, 0);
             out.normal = c.normal.into();
         }
         return Ok(());
@@ -209,14 +209,14 @@ fn contact_manifold_rest(
                 Some(points) => {
                     for (id, (pa, pb, separation)) in points.into_iter().enumerate() {
                         if separation <= prediction {
-                            out.push(pa, pb, separation, id as u32);
+                            out.push(pa.into(), pb.into(), separation, id as u32);
                         }
                     }
                     if out.is_empty() {
-                        out.push(c.point_a, c.point_b, c.separation, 0);
+                        out.push(c.point_a.into(), c.point_b.into(), c.separation, 0);
                     }
                 }
-                None => out.push(c.point_a, c.point_b, c.separation, 0),
+                None => out.push(c.point_a.into(), c.point_b.into(), c.separation, 0),
             }
             out.normal = c.normal.into();
         }

@@ -221,6 +221,8 @@ impl FrameContact {
             point_b: self.point_b.into(),
             normal: self.normal.into(),
             separation: self.separation,
+            part_a: 0,
+            part_b: 0,
         }
     }
 
@@ -230,6 +232,8 @@ impl FrameContact {
             point_b: frame.point(self.point_b),
             normal: frame.vector(self.normal),
             separation: self.separation,
+            part_a: 0,
+            part_b: 0,
         }
     }
 }

@@ -37,6 +37,6 @@ pub use cast::{cast_ray, cast_shape, project_point};
 pub use contact::{contact, contact_gjk_epa, contact_manifold};
 pub use distance::{distance, intersects};
 pub use gjk::GjkCache;
-pub use manifold::{ContactManifold, ManifoldPoint};
-pub use mesh::{ACTIVE_EDGE_ANGLE, MeshEdges, TriangleManifold, convex_mesh_manifolds};
+pub use manifold::{ContactManifold, ManifoldPoint, PartManifold};
+pub use mesh::{ACTIVE_EDGE_ANGLE, MeshEdges, convex_mesh_manifolds};
 pub use types::{Contact, NarrowError, ShapeCastHit};

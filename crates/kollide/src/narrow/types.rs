@@ -36,6 +36,12 @@ pub struct Contact {
     /// Signed distance: positive apart, negative penetrating (`point_b - point_a = separation ·
     /// normal` up to rounding).
     pub separation: f32,
+    /// The part of A the contact lies on: a triangle id for a mesh, a child index for a compound,
+    /// a ball index for a sphere set; 0 for a convex shape.
+    pub part_a: u32,
+    /// The part of B the contact lies on: a triangle id for a mesh, a child index for a compound,
+    /// a ball index for a sphere set; 0 for a convex shape.
+    pub part_b: u32,
 }
 
 /// Where a moving shape first touches another: the time of impact and the contact then.
