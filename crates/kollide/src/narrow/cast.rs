@@ -3,7 +3,7 @@
 use glam::{Affine3A, Vec3, Vec3A};
 
 use super::contact::contact;
-use super::frame::{finite, setup};
+use super::frame::{PairInput, finite, setup};
 use super::gjk::{GjkCache, GjkResult, gjk, gjk_ray_cast};
 use super::types::{NarrowError, ShapeCastHit};
 use crate::math::{Ray3, is_rigid};
@@ -20,9 +20,9 @@ use crate::shape::{ConvexShape, PointProjection};
 /// all but grazing casts, which then report the last `t`). Overlapping at `t = 0` gives `t = 0`.
 pub fn cast_shape(
     a: &ConvexShape,
-    a_map: &Affine3A,
+    a_to_world: &Affine3A,
     b: &ConvexShape,
-    b_map: &Affine3A,
+    b_to_world: &Affine3A,
     velocity: Vec3,
     max_t: f32,
     cache: &mut GjkCache,
@@ -30,12 +30,13 @@ pub fn cast_shape(
     if !velocity.is_finite() || max_t.is_nan() {
         return Err(NarrowError::NonFinite);
     }
-    let tolerance = 1e-5 * (1.0 + a_map.translation.abs().max(b_map.translation.abs()).max_element());
+    let tolerance =
+        1e-5 * (1.0 + a_to_world.translation.abs().max(b_to_world.translation.abs()).max_element());
     let mut t = 0.0f32;
-    let mut moved = *b_map;
+    let mut moved = *b_to_world;
     for _ in 0..64 {
-        moved.translation = b_map.translation + Vec3A::from(velocity) * t;
-        let Some(c) = contact(a, a_map, b, &moved, f32::INFINITY, cache)? else { return Ok(None) };
+        moved.translation = b_to_world.translation + Vec3A::from(velocity) * t;
+        let Some(c) = contact(a, a_to_world, b, &moved, f32::INFINITY, cache)? else { return Ok(None) };
         if c.separation <= tolerance {
             return Ok(Some(ShapeCastHit { t, contact: c }));
         }
@@ -48,12 +49,12 @@ pub fn cast_shape(
             return Ok(None);
         }
     }
-    moved.translation = b_map.translation + Vec3A::from(velocity) * t;
-    Ok(contact(a, a_map, b, &moved, f32::INFINITY, cache)?.map(|contact| ShapeCastHit { t, contact }))
+    moved.translation = b_to_world.translation + Vec3A::from(velocity) * t;
+    Ok(contact(a, a_to_world, b, &moved, f32::INFINITY, cache)?.map(|contact| ShapeCastHit { t, contact }))
 }
 
-/// The first hit of a ray with the solid shape placed by `map`, with the world-space unit normal
-/// (facing against the ray; from inside, `t = 0` and the normal is `-dir / |dir|`).
+/// The first hit of a ray with the solid shape placed by `shape_to_world`, with the world-space
+/// unit normal (facing against the ray; from inside, `t = 0` and the normal is `-dir / |dir|`).
 ///
 /// The ray is cast in the shape's local space (`t` is kept by affine maps): closed forms for the
 /// ball, capsule, box, cylinder, triangle and hull; GJK ray casting for the cone and the rounded
@@ -61,19 +62,23 @@ pub fn cast_shape(
 /// shapes and non-finite or singular maps.
 pub fn cast_ray(
     shape: &ConvexShape,
-    map: &Affine3A,
+    shape_to_world: &Affine3A,
     ray: &Ray3,
     max_t: f32,
 ) -> Result<Option<RayHit>, NarrowError> {
     if !shape.is_valid() {
         return Err(NarrowError::InvalidShape(0));
     }
-    let det = map.matrix3.determinant();
-    if !finite(map) || !(det.abs() > 0.0) || !ray.origin.is_finite() || !ray.dir.is_finite() || max_t.is_nan()
+    let det = shape_to_world.matrix3.determinant();
+    if !finite(shape_to_world)
+        || !(det.abs() > 0.0)
+        || !ray.origin.is_finite()
+        || !ray.dir.is_finite()
+        || max_t.is_nan()
     {
         return Err(NarrowError::NonFinite);
     }
-    let inv = map.inverse();
+    let inv = shape_to_world.inverse();
     let local = Ray3::new(inv.transform_point3(ray.origin), inv.transform_vector3(ray.dir));
     let hit = match shape {
         ConvexShape::Ball(s) => s.ray_cast(&local, max_t),
@@ -108,26 +113,31 @@ pub fn cast_ray(
     }))
 }
 
-/// The point of the solid shape placed by `map` closest to the world point `p`, in world space.
+/// The point of the solid shape placed by `shape_to_world` closest to the world point `p`, in
+/// world space.
 ///
-/// Under a rigid map, the shape's closed-form projection in its local frame; under other maps the
-/// metric is not preserved, so GJK between the point and the placed shape.
-pub fn project_point(shape: &ConvexShape, map: &Affine3A, p: Vec3) -> Result<PointProjection, NarrowError> {
+/// Under a rigid placement, the shape's closed-form projection in its local frame; under other
+/// maps the metric is not preserved, so GJK between the point and the placed shape.
+pub fn project_point(
+    shape: &ConvexShape,
+    shape_to_world: &Affine3A,
+    p: Vec3,
+) -> Result<PointProjection, NarrowError> {
     if !shape.is_valid() {
         return Err(NarrowError::InvalidShape(0));
     }
-    if !finite(map) || !p.is_finite() {
+    if !finite(shape_to_world) || !p.is_finite() {
         return Err(NarrowError::NonFinite);
     }
-    if is_rigid(&map.matrix3) {
-        let local = map.matrix3.transpose() * (Vec3A::from(p) - map.translation);
+    if is_rigid(&shape_to_world.matrix3) {
+        let local = shape_to_world.matrix3.transpose() * (Vec3A::from(p) - shape_to_world.translation);
         let proj = shape.project_point(local.into());
-        let point = if proj.inside { p } else { map.transform_point3(proj.point) };
+        let point = if proj.inside { p } else { shape_to_world.transform_point3(proj.point) };
         return Ok(PointProjection { point, inside: proj.inside });
     }
     let point = ConvexShape::Ball(crate::shape::Ball::new(0.0));
-    let point_map = Affine3A::from_translation(p);
-    let (frame, sa, sb) = setup(shape, map, &point, &point_map)?;
+    let point_to_world = Affine3A::from_translation(p);
+    let (frame, sa, sb) = setup(&PairInput::new(shape, shape_to_world, &point, &point_to_world)?);
     let mut cache = GjkCache::default();
     Ok(match gjk(&sa, &sb, sb.translation - sa.translation, f32::INFINITY, &mut cache) {
         GjkResult::Separated { v, simplex } if v.length_squared() > 0.0 => {

@@ -24,30 +24,30 @@ fn length_ok(x: f32) -> bool {
 #[inline(always)]
 pub(crate) fn rigid_balls(
     a: &ConvexShape,
-    a_map: &Affine3A,
+    a_to_world: &Affine3A,
     b: &ConvexShape,
-    b_map: &Affine3A,
+    b_to_world: &Affine3A,
 ) -> Option<(f32, f32)> {
     let (ConvexShape::Ball(x), ConvexShape::Ball(y)) = (a, b) else { return None };
     let ok = x.radius.to_bits().max(y.radius.to_bits()) < f32::INFINITY.to_bits()
-        && both_rigid(&a_map.matrix3, &b_map.matrix3)
-        && (b_map.translation - a_map.translation).length_squared() < f32::INFINITY;
+        && both_rigid(&a_to_world.matrix3, &b_to_world.matrix3)
+        && (b_to_world.translation - a_to_world.translation).length_squared() < f32::INFINITY;
     ok.then_some((x.radius, y.radius))
 }
 
 /// A ball or a capsule under a similarity map, as a world-space segment (a point for a ball)
 /// and a radius; `None` for other shapes and maps (and invalid ones, left to the general path).
 #[inline(always)]
-fn as_world_segment(shape: &ConvexShape, map: &Affine3A) -> Option<WorldSegment> {
+fn as_world_segment(shape: &ConvexShape, shape_to_world: &Affine3A) -> Option<WorldSegment> {
     match shape {
         ConvexShape::Ball(s) if length_ok(s.radius) => {
-            let scale = is_similarity(map)?;
-            Some((map.translation, map.translation, s.radius * scale))
+            let scale = is_similarity(shape_to_world)?;
+            Some((shape_to_world.translation, shape_to_world.translation, s.radius * scale))
         }
         ConvexShape::Capsule(s) if length_ok(s.radius) && length_ok(s.half_height) => {
-            let scale = is_similarity(map)?;
-            let h = map.matrix3.y_axis * s.half_height;
-            Some((map.translation - h, map.translation + h, s.radius * scale))
+            let scale = is_similarity(shape_to_world)?;
+            let h = shape_to_world.matrix3.y_axis * s.half_height;
+            Some((shape_to_world.translation - h, shape_to_world.translation + h, s.radius * scale))
         }
         _ => None,
     }
@@ -62,9 +62,9 @@ pub(crate) type WorldSegment = (Vec3A, Vec3A, f32);
 #[inline(always)]
 pub(crate) fn quick_contact(
     a: &ConvexShape,
-    a_map: &Affine3A,
+    a_to_world: &Affine3A,
     b: &ConvexShape,
-    b_map: &Affine3A,
+    b_to_world: &Affine3A,
     prediction: f32,
 ) -> Option<(Option<FrameContact>, Option<[WorldSegment; 2]>)> {
     if let (ConvexShape::Ball(x), ConvexShape::Ball(y)) = (a, b) {
@@ -72,16 +72,19 @@ pub(crate) fn quick_contact(
         if !(length_ok(x.radius) & length_ok(y.radius)) {
             return None;
         }
-        let (ra, rb) = (x.radius * is_similarity(a_map)?, y.radius * is_similarity(b_map)?);
-        return Some((sat::spheres(a_map.translation, ra, b_map.translation, rb, prediction), None));
+        let (ra, rb) = (x.radius * is_similarity(a_to_world)?, y.radius * is_similarity(b_to_world)?);
+        return Some((
+            sat::spheres(a_to_world.translation, ra, b_to_world.translation, rb, prediction),
+            None,
+        ));
     }
-    let sa = as_world_segment(a, a_map)?;
-    let sb = as_world_segment(b, b_map)?;
+    let sa = as_world_segment(a, a_to_world)?;
+    let sb = as_world_segment(b, b_to_world)?;
     let capsules = matches!((a, b), (ConvexShape::Capsule(_), ConvexShape::Capsule(_)));
     let c = if sa.0 == sa.1 && sb.0 == sb.1 {
         sat::spheres(sa.0, sa.2, sb.0, sb.2, prediction)
     } else {
-        sat::capsules(sa, sb, b_map.translation - a_map.translation, prediction)
+        sat::capsules(sa, sb, b_to_world.translation - a_to_world.translation, prediction)
     };
     Some((c, capsules.then_some([sa, sb])))
 }

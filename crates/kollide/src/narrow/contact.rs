@@ -5,7 +5,7 @@ use glam::Affine3A;
 
 use super::closed_form::{quick_contact, rigid_balls};
 use super::epa::epa;
-use super::frame::{FrameContact, Side, setup, with_support_maps};
+use super::frame::{FrameContact, PairInput, Side, setup, with_support_maps};
 use super::gjk::{GjkCache, GjkResult, gjk};
 use super::manifold::{self, ContactManifold};
 use super::sat;
@@ -107,9 +107,9 @@ pub(crate) fn contact_in_frame(
 #[inline]
 pub fn contact(
     a: &ConvexShape,
-    a_map: &Affine3A,
+    a_to_world: &Affine3A,
     b: &ConvexShape,
-    b_map: &Affine3A,
+    b_to_world: &Affine3A,
     prediction: f32,
     cache: &mut GjkCache,
 ) -> Result<Option<Contact>, NarrowError> {
@@ -117,15 +117,14 @@ pub fn contact(
         return Err(NarrowError::NonFinite);
     }
     let prediction = prediction.max(0.0);
-    if let Some((ra, rb)) = rigid_balls(a, a_map, b, b_map) {
-        return Ok(
-            sat::spheres(a_map.translation, ra, b_map.translation, rb, prediction).map(FrameContact::world)
-        );
+    if let Some((ra, rb)) = rigid_balls(a, a_to_world, b, b_to_world) {
+        return Ok(sat::spheres(a_to_world.translation, ra, b_to_world.translation, rb, prediction)
+            .map(FrameContact::world));
     }
-    if let Some((c, _)) = quick_contact(a, a_map, b, b_map, prediction) {
+    if let Some((c, _)) = quick_contact(a, a_to_world, b, b_to_world, prediction) {
         return Ok(c.map(FrameContact::world));
     }
-    contact_general(a, a_map, b, b_map, prediction, cache)
+    contact_general(a, a_to_world, b, b_to_world, prediction, cache)
 }
 
 /// [`contact`] past the closed forms for balls and capsules (kept out of line, so that their
@@ -133,13 +132,13 @@ pub fn contact(
 #[inline(never)]
 fn contact_general(
     a: &ConvexShape,
-    a_map: &Affine3A,
+    a_to_world: &Affine3A,
     b: &ConvexShape,
-    b_map: &Affine3A,
+    b_to_world: &Affine3A,
     prediction: f32,
     cache: &mut GjkCache,
 ) -> Result<Option<Contact>, NarrowError> {
-    let (frame, sa, sb) = setup(a, a_map, b, b_map)?;
+    let (frame, sa, sb) = setup(&PairInput::new(a, a_to_world, b, b_to_world)?);
     Ok(contact_in_frame(&sa, &sb, prediction, cache).map(|c| c.to_world(&frame)))
 }
 
@@ -147,16 +146,16 @@ fn contact_general(
 /// path: the twin the fast paths are tested against.
 pub fn contact_gjk_epa(
     a: &ConvexShape,
-    a_map: &Affine3A,
+    a_to_world: &Affine3A,
     b: &ConvexShape,
-    b_map: &Affine3A,
+    b_to_world: &Affine3A,
     prediction: f32,
     cache: &mut GjkCache,
 ) -> Result<Option<Contact>, NarrowError> {
     if prediction.is_nan() {
         return Err(NarrowError::NonFinite);
     }
-    let (frame, sa, sb) = setup(a, a_map, b, b_map)?;
+    let (frame, sa, sb) = setup(&PairInput::new(a, a_to_world, b, b_to_world)?);
     Ok(contact_gjk(&sa, &sb, prediction.max(0.0), cache).map(|c| c.to_world(&frame)))
 }
 
@@ -165,9 +164,9 @@ pub fn contact_gjk_epa(
 #[inline]
 pub fn contact_manifold(
     a: &ConvexShape,
-    a_map: &Affine3A,
+    a_to_world: &Affine3A,
     b: &ConvexShape,
-    b_map: &Affine3A,
+    b_to_world: &Affine3A,
     prediction: f32,
     cache: &mut GjkCache,
     out: &mut ContactManifold,
@@ -175,25 +174,25 @@ pub fn contact_manifold(
     // Two balls under rigid maps (the one-point closed form) inline in the caller; everything else
     // out of line.
     if prediction >= 0.0
-        && let Some((ra, rb)) = rigid_balls(a, a_map, b, b_map)
+        && let Some((ra, rb)) = rigid_balls(a, a_to_world, b, b_to_world)
     {
         out.clear();
-        if let Some(c) = sat::spheres(a_map.translation, ra, b_map.translation, rb, prediction) {
+        if let Some(c) = sat::spheres(a_to_world.translation, ra, b_to_world.translation, rb, prediction) {
             out.push(c.point_a.into(), c.point_b.into(), c.separation, 0);
             out.normal = c.normal.into();
         }
         return Ok(());
     }
-    contact_manifold_rest(a, a_map, b, b_map, prediction, cache, out)
+    contact_manifold_rest(a, a_to_world, b, b_to_world, prediction, cache, out)
 }
 
 /// [`contact_manifold`] past its inlined case (two balls under rigid maps).
 #[inline(never)]
 fn contact_manifold_rest(
     a: &ConvexShape,
-    a_map: &Affine3A,
+    a_to_world: &Affine3A,
     b: &ConvexShape,
-    b_map: &Affine3A,
+    b_to_world: &Affine3A,
     prediction: f32,
     cache: &mut GjkCache,
     out: &mut ContactManifold,
@@ -203,7 +202,7 @@ fn contact_manifold_rest(
         return Err(NarrowError::NonFinite);
     }
     let prediction = prediction.max(0.0);
-    if let Some((c, segments)) = quick_contact(a, a_map, b, b_map, prediction) {
+    if let Some((c, segments)) = quick_contact(a, a_to_world, b, b_to_world, prediction) {
         if let Some(c) = c {
             match segments.and_then(|[sa, sb]| sat::parallel_capsule_points(sa, sb, c.normal)) {
                 Some(points) => {
@@ -222,21 +221,21 @@ fn contact_manifold_rest(
         }
         return Ok(());
     }
-    manifold_general(a, a_map, b, b_map, prediction, cache, out)
+    manifold_general(a, a_to_world, b, b_to_world, prediction, cache, out)
 }
 
 /// [`contact_manifold`] past the closed forms (out of line, see [`contact_general`]).
 #[inline(never)]
 fn manifold_general(
     a: &ConvexShape,
-    a_map: &Affine3A,
+    a_to_world: &Affine3A,
     b: &ConvexShape,
-    b_map: &Affine3A,
+    b_to_world: &Affine3A,
     prediction: f32,
     cache: &mut GjkCache,
     out: &mut ContactManifold,
 ) -> Result<(), NarrowError> {
-    let (frame, sa, sb) = setup(a, a_map, b, b_map)?;
+    let (frame, sa, sb) = setup(&PairInput::new(a, a_to_world, b, b_to_world)?);
     let Some(c) = contact_in_frame(&sa, &sb, prediction, cache) else { return Ok(()) };
     manifold::build(&sa, &sb, &c, prediction, out);
     out.map_to_world(|p| frame.point(p), |v| frame.vector(v));

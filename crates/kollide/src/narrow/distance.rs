@@ -3,7 +3,7 @@
 use glam::{Affine3A, Vec3A};
 
 use super::closed_form::{quick_contact, rigid_balls};
-use super::frame::{Side, setup, with_support_maps};
+use super::frame::{PairInput, Side, setup, with_support_maps};
 use super::gjk::{GjkCache, GjkResult, gjk};
 use super::sat;
 use super::types::NarrowError;
@@ -13,45 +13,50 @@ use crate::shape::ConvexShape;
 #[inline]
 pub fn distance(
     a: &ConvexShape,
-    a_map: &Affine3A,
+    a_to_world: &Affine3A,
     b: &ConvexShape,
-    b_map: &Affine3A,
+    b_to_world: &Affine3A,
     cache: &mut GjkCache,
 ) -> Result<f32, NarrowError> {
     // Two balls under rigid maps inline in the caller; everything else (capsules included) out of
     // line.
-    if let Some((ra, rb)) = rigid_balls(a, a_map, b, b_map) {
-        let d = (b_map.translation - a_map.translation).length();
+    if let Some((ra, rb)) = rigid_balls(a, a_to_world, b, b_to_world) {
+        let d = (b_to_world.translation - a_to_world.translation).length();
         return Ok((d - ra - rb).max(0.0));
     }
-    distance_general(a, a_map, b, b_map, cache)
+    distance_general(a, a_to_world, b, b_to_world, cache)
 }
 
 /// [`distance`] past its inlined case (two balls under rigid maps), out of line.
 #[inline(never)]
 fn distance_general(
     a: &ConvexShape,
-    a_map: &Affine3A,
+    a_to_world: &Affine3A,
     b: &ConvexShape,
-    b_map: &Affine3A,
+    b_to_world: &Affine3A,
     cache: &mut GjkCache,
 ) -> Result<f32, NarrowError> {
     use ConvexShape as S;
     if matches!(a, S::Ball(_) | S::Capsule(_))
         && matches!(b, S::Ball(_) | S::Capsule(_))
-        && let Some(d) = distance_closed_form(a, a_map, b, b_map)
+        && let Some(d) = distance_closed_form(a, a_to_world, b, b_to_world)
     {
         return Ok(d);
     }
-    let (_, sa, sb) = setup(a, a_map, b, b_map)?;
+    let (_, sa, sb) = setup(&PairInput::new(a, a_to_world, b, b_to_world)?);
     Ok(distance_in_frame(&sa, &sb, cache).max(0.0))
 }
 
 /// The distance of two balls or capsules under similarities (see [`quick_contact`]); its own
 /// function, so that the general path's code stays as it is.
 #[inline(never)]
-fn distance_closed_form(a: &ConvexShape, a_map: &Affine3A, b: &ConvexShape, b_map: &Affine3A) -> Option<f32> {
-    let (c, _) = quick_contact(a, a_map, b, b_map, f32::INFINITY)?;
+fn distance_closed_form(
+    a: &ConvexShape,
+    a_to_world: &Affine3A,
+    b: &ConvexShape,
+    b_to_world: &Affine3A,
+) -> Option<f32> {
+    let (c, _) = quick_contact(a, a_to_world, b, b_to_world, f32::INFINITY)?;
     Some(c.map_or(0.0, |c| c.separation.max(0.0)))
 }
 
@@ -94,6 +99,8 @@ fn side_contains(side: &Side, p: Vec3A) -> bool {
     side.shape.project_point(local.into()).inside
 }
 
+/// The distance of the two sides in the query frame: 0 when their cores overlap, negative when
+/// only their margins do (the caller clamps).
 fn distance_in_frame(a: &Side, b: &Side, cache: &mut GjkCache) -> f32 {
     use ConvexShape as S;
     // Boxes and box–triangle pairs: a separating-axis pass proves overlap outright (distance 0,
@@ -126,12 +133,12 @@ fn distance_in_frame(a: &Side, b: &Side, cache: &mut GjkCache) -> f32 {
 /// Whether A and B touch or overlap.
 pub fn intersects(
     a: &ConvexShape,
-    a_map: &Affine3A,
+    a_to_world: &Affine3A,
     b: &ConvexShape,
-    b_map: &Affine3A,
+    b_to_world: &Affine3A,
     cache: &mut GjkCache,
 ) -> Result<bool, NarrowError> {
-    let (_, sa, sb) = setup(a, a_map, b, b_map)?;
+    let (_, sa, sb) = setup(&PairInput::new(a, a_to_world, b, b_to_world)?);
     let margins = sa.margin + sb.margin;
     Ok(match gjk(&sa, &sb, sb.translation - sa.translation, margins, cache) {
         GjkResult::Beyond { .. } => false,

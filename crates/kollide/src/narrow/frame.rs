@@ -146,28 +146,50 @@ macro_rules! with_support_maps {
 }
 pub(crate) use with_support_maps;
 
+/// Whether every component of the placement is finite.
 pub(crate) fn finite(map: &Affine3A) -> bool {
     map.matrix3.is_finite() && map.translation.is_finite()
 }
 
-/// Validates the pair and builds the frame and both sides (inlined, so that the sides are built
-/// in place).
-#[inline(always)]
-pub(crate) fn setup<'a>(
+/// The input of a pair query, checked: both shapes valid ([`ConvexShape::is_valid`]) and both
+/// placements finite. The closed forms for balls and capsules run before it is built (they screen
+/// their own input, see `closed_form.rs`); everything past them starts from it.
+#[derive(Clone, Copy)]
+pub(crate) struct PairInput<'a> {
     a: &'a ConvexShape,
-    a_map: &Affine3A,
+    a_to_world: &'a Affine3A,
     b: &'a ConvexShape,
-    b_map: &Affine3A,
-) -> Result<(Frame, Side<'a>, Side<'a>), NarrowError> {
-    if !a.is_valid() {
-        return Err(NarrowError::InvalidShape(0));
+    b_to_world: &'a Affine3A,
+}
+
+impl<'a> PairInput<'a> {
+    /// The pair, or why it is refused: [`NarrowError::InvalidShape`] for the first invalid shape,
+    /// else [`NarrowError::NonFinite`] for a non-finite placement.
+    #[inline(always)]
+    pub fn new(
+        a: &'a ConvexShape,
+        a_to_world: &'a Affine3A,
+        b: &'a ConvexShape,
+        b_to_world: &'a Affine3A,
+    ) -> Result<Self, NarrowError> {
+        if !a.is_valid() {
+            return Err(NarrowError::InvalidShape(0));
+        }
+        if !b.is_valid() {
+            return Err(NarrowError::InvalidShape(1));
+        }
+        if !finite(a_to_world) || !finite(b_to_world) {
+            return Err(NarrowError::NonFinite);
+        }
+        Ok(Self { a, a_to_world, b, b_to_world })
     }
-    if !b.is_valid() {
-        return Err(NarrowError::InvalidShape(1));
-    }
-    if !finite(a_map) || !finite(b_map) {
-        return Err(NarrowError::NonFinite);
-    }
+}
+
+/// The query frame of the pair and both sides in it (inlined, so that the sides are built in
+/// place).
+#[inline(always)]
+pub(crate) fn setup<'a>(pair: &PairInput<'a>) -> (Frame, Side<'a>, Side<'a>) {
+    let PairInput { a, a_to_world, b, b_to_world } = *pair;
     let side = |shape: &'a ConvexShape, m: Mat3A, t: Vec3A, identity: bool| {
         let scale =
             if identity { Some(1.0) } else { is_similarity(&Affine3A { matrix3: m, translation: t }) };
@@ -179,18 +201,18 @@ pub(crate) fn setup<'a>(
             scale,
         }
     };
-    let delta = b_map.translation - a_map.translation;
-    if is_rigid(&a_map.matrix3) {
-        let rt = a_map.matrix3.transpose();
-        let frame = Frame { rotation: Some(a_map.matrix3), origin: a_map.translation };
-        Ok((
+    let delta = b_to_world.translation - a_to_world.translation;
+    if is_rigid(&a_to_world.matrix3) {
+        let rt = a_to_world.matrix3.transpose();
+        let frame = Frame { rotation: Some(a_to_world.matrix3), origin: a_to_world.translation };
+        (
             frame,
             side(a, Mat3A::IDENTITY, Vec3A::ZERO, true),
-            side(b, rt * b_map.matrix3, rt * delta, false),
-        ))
+            side(b, rt * b_to_world.matrix3, rt * delta, false),
+        )
     } else {
-        let frame = Frame { rotation: None, origin: a_map.translation };
-        Ok((frame, side(a, a_map.matrix3, Vec3A::ZERO, false), side(b, b_map.matrix3, delta, false)))
+        let frame = Frame { rotation: None, origin: a_to_world.translation };
+        (frame, side(a, a_to_world.matrix3, Vec3A::ZERO, false), side(b, b_to_world.matrix3, delta, false))
     }
 }
 

@@ -79,9 +79,9 @@ impl ContactManifold {
         self.len = 0;
     }
 
-    /// Appends a point: `point_a` on A and `point_b` on B, `separation` along [`normal`](Self::normal)
-    /// (which the caller sets), feature id `id`. A manifold holds four points: a push beyond the
-    /// fourth is ignored.
+    /// Appends a point: `point_a` on A and `point_b` on B (world space), `separation` along
+    /// [`normal`](Self::normal) (which the caller sets), feature id `id`. A manifold holds four
+    /// points: a push beyond the fourth is ignored.
     pub fn push(&mut self, point_a: Vec3, point_b: Vec3, separation: f32, id: u32) {
         if self.len < 4 {
             self.points[self.len] = ManifoldPoint { point_a, point_b, separation, id };
@@ -639,7 +639,7 @@ mod tests {
     use super::*;
     use crate::narrow::GjkCache;
     use crate::narrow::contact::contact_in_frame;
-    use crate::narrow::frame::setup;
+    use crate::narrow::frame::{PairInput, setup};
     use crate::shape::{Cuboid, Triangle};
     use glam::{Affine3A, Quat};
     use kollide_testkit::random;
@@ -696,8 +696,8 @@ mod tests {
                 (&cuboid, &box_map, &triangle, &triangle_map),
                 (&triangle, &triangle_map, &cuboid, &box_map),
             ];
-            for (a, a_map, b, b_map) in pairs {
-                let (_, sa, sb) = setup(a, a_map, b, b_map).unwrap();
+            for (a, a_to_world, b, b_to_world) in pairs {
+                let (_, sa, sb) = setup(&PairInput::new(a, a_to_world, b, b_to_world).unwrap());
                 let Some(c) = contact_in_frame(&sa, &sb, prediction, &mut GjkCache::default()) else {
                     continue;
                 };

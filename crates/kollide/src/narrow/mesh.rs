@@ -20,7 +20,7 @@
 use glam::{Affine3A, Mat3, Vec3, Vec3A};
 
 use super::contact::contact_in_frame;
-use super::frame::{Side, setup};
+use super::frame::{PairInput, Side, setup};
 use super::gjk::GjkCache;
 use super::manifold::{ContactManifold, PartManifold, build as build_manifold};
 use super::types::NarrowError;
@@ -113,11 +113,12 @@ pub fn convex_mesh_manifolds(
         return Err(NarrowError::NonFinite);
     }
     let prediction = prediction.max(0.0);
-    if !shape.is_valid() {
-        return Err(NarrowError::InvalidShape(0));
-    }
+    // The pair's query frame and the shape's side are the same for every triangle: checked and
+    // set up once (as `contact_manifold` would per call), then each triangle is swapped in.
+    let placeholder = ConvexShape::Triangle(Triangle::new(Vec3::ZERO, Vec3::X, Vec3::Y));
+    let pair = PairInput::new(shape, shape_to_world, &placeholder, mesh_to_world)?;
     let to_mesh = mesh_to_world.inverse();
-    if !(shape_to_world.is_finite() && mesh_to_world.is_finite() && to_mesh.is_finite()) {
+    if !to_mesh.is_finite() {
         return Err(NarrowError::NonFinite);
     }
     // Candidate triangles as `id << 32 | leaf slot` (sorting them sorts by id), from the BVH.
@@ -151,10 +152,7 @@ pub fn convex_mesh_manifolds(
 
     // Face normals map by the inverse transpose.
     let normal_map = to_mesh.matrix3.transpose();
-    // The pair's query frame and the shape's side are the same for every triangle: set up once
-    // (as `contact_manifold` would per call), then swap in each triangle.
-    let placeholder = ConvexShape::Triangle(Triangle::new(Vec3::ZERO, Vec3::X, Vec3::Y));
-    let (frame, shape_side, triangle_side) = setup(shape, shape_to_world, &placeholder, mesh_to_world)?;
+    let (frame, shape_side, triangle_side) = setup(&pair);
     let mut manifold = ContactManifold::default();
     for key in candidates {
         let (id, corners) = ((key >> 32) as u32, mesh.slot_corners(key as u32));

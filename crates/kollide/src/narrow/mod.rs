@@ -1,10 +1,10 @@
 //! The narrow phase for convex shapes: distance, closest points, contacts, contact manifolds, ray
 //! casts and linear shape casts, for every pair of [`ConvexShape`]s under any affine placements.
 //!
-//! Every pair query takes both world placements (`a_map`, `b_map`; any invertible or singular
-//! affine maps) and answers in world space. Internally it runs in A's frame when A's map is rigid
-//! (orthonormal linear part) and in a world-aligned frame centred on A otherwise, so a pair far from
-//! the world origin loses no precision.
+//! Every pair query takes both world placements (`a_to_world`, `b_to_world`; any invertible or
+//! singular affine maps) and answers in world space. Internally it runs in A's frame when A's map
+//! is rigid (orthonormal linear part) and in a world-aligned frame centred on A otherwise, so a
+//! pair far from the world origin loses no precision.
 //!
 //! Algorithms: GJK (van den Bergen) for distances, with a caller-owned [`GjkCache`]; EPA for
 //! penetration; closed forms for balls and capsules in any combination, and separating-axis tests
