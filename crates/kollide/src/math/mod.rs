@@ -1,5 +1,5 @@
 //! Math foundation: glam re-exports, rigid poses, rays, tests and maps for affine placements, and
-//! the crate's tolerances.
+//! the shared tolerances.
 //!
 //! kollide computes in `f32` with glam types. Rigid placements are [`Pose2`] and [`Pose3`];
 //! general affine placements (non-uniform scale, shear, reflection) use glam's [`Affine2`] and

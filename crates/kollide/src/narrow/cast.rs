@@ -105,7 +105,7 @@ pub fn cast_ray(
         }
     };
     Ok(hit.map(|h| {
-        // Normals map by the inverse transpose.
+        // Normals map by the inverse transpose (see `math::map_normal`); the inverse is at hand.
         let n = inv.matrix3.transpose() * Vec3A::from(h.normal);
         let n = n.normalize_or_zero();
         let n = if h.t == 0.0 || n == Vec3A::ZERO { -ray.dir.normalize_or_zero() } else { n.into() };

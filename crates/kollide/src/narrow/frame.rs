@@ -14,6 +14,7 @@ pub(crate) struct Frame {
 }
 
 impl Frame {
+    /// A point of the frame in world space.
     #[inline]
     pub fn point(&self, p: Vec3A) -> Vec3 {
         match self.rotation {
@@ -22,6 +23,7 @@ impl Frame {
         }
     }
 
+    /// A vector of the frame in world space.
     #[inline]
     pub fn vector(&self, v: Vec3A) -> Vec3 {
         match self.rotation {

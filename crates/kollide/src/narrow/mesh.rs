@@ -150,7 +150,7 @@ pub fn convex_mesh_manifolds(
     }
     candidates.sort_unstable();
 
-    // Face normals map by the inverse transpose.
+    // Face normals map by the inverse transpose (see `math::map_normal`); the inverse is at hand.
     let normal_map = to_mesh.matrix3.transpose();
     let (frame, shape_side, triangle_side) = setup(&pair);
     let mut manifold = ContactManifold::default();

@@ -20,6 +20,8 @@
 //! Dispatch is a `match` on the pair of shapes; every pair of kinds has an implementation for
 //! every query (the tests enumerate the matrix). The only errors are invalid input
 //! ([`NarrowError`]).
+//!
+//! [`ConvexShape`]: crate::shape::ConvexShape
 
 mod cast;
 mod closed_form;

@@ -5,8 +5,9 @@ use glam::Vec3;
 /// Why a narrow-phase query was refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NarrowError {
-    /// A shape parameter is negative or not finite (see [`ConvexShape::is_valid`]); `0` for the
-    /// first shape, `1` for the second.
+    /// A shape parameter is negative or not finite (see
+    /// [`ConvexShape::is_valid`](crate::shape::ConvexShape::is_valid)); `0` for the first shape,
+    /// `1` for the second.
     InvalidShape(u8),
     /// A placement (or the query point or ray) has a NaN or infinite component.
     NonFinite,
