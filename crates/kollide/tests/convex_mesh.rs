@@ -5,8 +5,7 @@
 use glam::{Affine3A, Quat, Vec3};
 use kollide::mesh::TriMesh;
 use kollide::narrow::{
-    ContactManifold, GjkCache, MeshEdges, NarrowError, TriangleManifold, contact_manifold,
-    convex_mesh_manifolds,
+    ContactManifold, GjkCache, MeshEdges, NarrowError, PartManifold, contact_manifold, convex_mesh_manifolds,
 };
 use kollide::shape::{Ball, Capsule, ConvexShape, Cuboid, Triangle};
 use kollide_testkit::random::{self, TestRng};
@@ -33,10 +32,10 @@ fn face_normal(mesh: &TriMesh, id: u32) -> Vec3 {
 
 /// The largest angle (degrees) between a manifold normal and its triangle's face normal (the
 /// normal points from the box down into the mesh, so against the upward face normal).
-fn worst_angle(mesh: &TriMesh, manifolds: &[TriangleManifold]) -> f32 {
+fn worst_angle(mesh: &TriMesh, manifolds: &[PartManifold]) -> f32 {
     manifolds
         .iter()
-        .map(|m| m.normal.dot(-face_normal(mesh, m.triangle)).clamp(-1.0, 1.0).acos().to_degrees())
+        .map(|m| m.manifold.normal.dot(-face_normal(mesh, m.part_b)).clamp(-1.0, 1.0).acos().to_degrees())
         .fold(0.0, f32::max)
 }
 
@@ -175,11 +174,10 @@ fn mesh_manifolds_equal_a_scan_of_every_triangle() {
             .is_ok()
                 && !manifold.is_empty()
             {
-                expected.push((id, manifold.normal, manifold.points().to_vec()));
+                expected.push(PartManifold { part_a: 0, part_b: id, manifold });
             }
         }
-        let got: Vec<_> = out.iter().map(|m| (m.triangle, m.normal, m.points().to_vec())).collect();
-        assert_eq!(got, expected);
+        assert_eq!(out, expected);
         touching += usize::from(!out.is_empty());
     }
     assert!(touching > 200 && touching < 900, "{touching} of 1000 poses touch");
@@ -220,6 +218,6 @@ fn bad_input_is_an_error_and_degenerate_triangles_are_harmless() {
     let edges = MeshEdges::new(&degenerate);
     let ball = Affine3A::from_translation(Vec3::new(0.5, 0.1, 0.05));
     convex_mesh_manifolds(&shape, &ball, &degenerate, &id, Some(&edges), 0.01, &mut out).unwrap();
-    assert!(out.iter().any(|m| m.triangle == 2), "the proper triangle is touched: {out:?}");
+    assert!(out.iter().any(|m| m.part_b == 2), "the proper triangle is touched: {out:?}");
     assert!(edges.is_active(99, 0), "an unknown triangle's edges count as active");
 }

@@ -3,11 +3,11 @@
 //! `kollide_testkit::reference_convex`.
 
 use glam::{Affine3A, DVec3, Quat, Vec3, Vec3A};
-use kollide::math::Ray3;
+use kollide::math::{Ray3, is_similarity};
 use kollide::narrow::{NarrowError, cast_ray, project_point};
 use kollide::shape::{
     Ball, Capsule, Cone, ConvexHull, ConvexShape, Cuboid, Cylinder, HullError, Rounded, ShapeKind,
-    SupportMap, Triangle, is_similarity,
+    SupportMap, Triangle,
 };
 use kollide_testkit::random::{self, TestRng};
 use kollide_testkit::reference_convex::{
@@ -465,4 +465,25 @@ fn rounded_cylinder_mass_properties_reduce_to_the_cylinder_the_capsule_and_the_b
     assert!(close(rounded(0.6, 0.4, 0.0), Cylinder::new(0.6, 0.4).mass_properties()));
     assert!(close(rounded(0.6, 0.0, 0.3), Capsule::new(0.6, 0.3).mass_properties()));
     assert!(close(rounded(0.0, 0.0, 0.7), Ball::new(0.7).mass_properties()));
+}
+
+/// Regression: under a uniform scale other than 1 the projection ran GJK on the shape's core
+/// and forgot its margin, so points in a scaled ball's or rounded box's rounding were outside.
+#[test]
+fn project_point_under_uniform_scale_keeps_the_margin() {
+    let rounded = ConvexShape::RoundedCuboid(Rounded::new(Cuboid::new(Vec3::splat(0.5)), 0.25));
+    let scale2 = Affine3A::from_scale(Vec3::splat(2.0));
+    let inside = project_point(&rounded, &scale2, Vec3::new(1.1, 0.0, 0.0)).unwrap();
+    assert!(inside.inside, "{inside:?}: the surface is at x = 1.5");
+    let outside = project_point(&rounded, &scale2, Vec3::new(2.0, 0.0, 0.0)).unwrap();
+    assert!(!outside.inside && (outside.point - Vec3::new(1.5, 0.0, 0.0)).length() < 1e-5, "{outside:?}");
+    let ball = ConvexShape::Ball(Ball::new(0.5));
+    let q = project_point(
+        &ball,
+        &Affine3A::from_scale_rotation_translation(Vec3::splat(3.0), Quat::from_rotation_z(0.4), Vec3::X),
+        Vec3::new(4.0, 0.0, 0.0),
+    )
+    .unwrap();
+    assert!(!q.inside && (q.point - Vec3::new(2.5, 0.0, 0.0)).length() < 1e-5, "{q:?}");
+    assert!(project_point(&ball, &scale2, Vec3::new(0.9, 0.0, 0.0)).unwrap().inside);
 }

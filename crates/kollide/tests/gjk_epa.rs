@@ -3,11 +3,12 @@
 //! manifold symmetry, the whole query × pair matrix, warm starts and bad input.
 
 use glam::{Affine3A, Quat, Vec3};
+use kollide::math::is_similarity;
 use kollide::narrow::{
     Contact, ContactManifold, GjkCache, NarrowError, contact, contact_gjk_epa, contact_manifold, distance,
     intersects,
 };
-use kollide::shape::{Ball, Capsule, ConvexShape, Cuboid, ShapeKind, Triangle, is_similarity};
+use kollide::shape::{Ball, Capsule, ConvexShape, Cuboid, ShapeKind, Triangle};
 use kollide_testkit::random::{self, TestRng};
 use kollide_testkit::reference_convex::{
     RefShape, cuboid_triangles, gap, random_shape, segment_segment_distance, signed_distance,

@@ -69,29 +69,13 @@ struct KnownFailure {
     signature: fn(&Case) -> bool,
 }
 
-use Kind::{Convex as C, Field as F, SphereSet as S};
+use Kind::Convex as C;
 
 /// Library failures found by this matrix (the library is being edited elsewhere; see each
 /// entry for a minimal reproduction).
-const KNOWN_FAILURES: &[KnownFailure] = &[
-    KnownFailure {
-        id: "project-point-scaled-margin",
-        what: "narrow::project_point ignores the margin (ball radius, capsule radius, rounding) of \
-               a shape placed by a similarity that is not rigid (uniform scale ≠ 1): it projects onto \
-               the core and calls points of the rounding outside. The query layer uses it for convex \
-               shapes seen as fields (field_pair.rs WorldField::Convex) and for mesh vertices inside \
-               a convex shape, so those pairs miss overlaps. Repro: \
-               narrow::project_point(Rounded(Cuboid(0.5), 0.25), from_scale(2), (1.1, 0, 0)) = \
-               { point: (1, 0, 0), inside: false }, expected inside (the surface is at x = 1.5); \
-               query::intersects(Convex Ball(0.5) placed by from_scale(2), BallField((0, 0, 0), 0.1) \
-               at translation (0.95, 0, 0)) = false, expected true (they overlap for x in [0.85, 1]).",
-        cells: &[(C, F), (F, C), (S, F), (F, S)],
-        checks: &["intersects", "intersects (parts)"],
-        signature: scaled_margin_projection,
-    },
-    KnownFailure {
-        id: "epa-curved-depth",
-        what: "narrow::contact of two penetrating curved shapes under non-uniform maps (EPA on a \
+const KNOWN_FAILURES: &[KnownFailure] = &[KnownFailure {
+    id: "epa-curved-depth",
+    what: "narrow::contact of two penetrating curved shapes under non-uniform maps (EPA on a \
                polytope approximation) misses the documented 1e-5 relative accuracy: the claimed \
                separation is not the separation along its own normal. Repro (seed 0x6d61747269780000 \
                case 219): Cylinder(half_height 0.88974243, radius 0.7862236) placed by matrix \
@@ -101,11 +85,10 @@ const KNOWN_FAILURES: &[KnownFailure] = &[
                (1.2633829, -0.88251245, 1.0460138), (0.12982935, -2.710043, -1.2799293)] + \
                (0.7172499, -1.9501159, 0.21095502): separation -1.4282913, but the separation along \
                its normal is -1.432914 and the f64 reference's search finds -1.4298005.",
-        cells: &[(C, C)],
-        checks: &["contact (f64 reference)"],
-        signature: epa_inconsistent,
-    },
-];
+    cells: &[(C, C)],
+    checks: &["contact (f64 reference)"],
+    signature: epa_inconsistent,
+}];
 
 fn cases() -> usize {
     std::env::var("QUERY_MATRIX_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(CASES)
@@ -1087,21 +1070,6 @@ fn epa_inconsistent(case: &Case) -> bool {
         && (along_normal - c.separation).abs() > tolerance(case)
 }
 
-/// Some convex leaf calls a point of its own (between its inner point and a support point, 99%
-/// of the way) outside: `narrow::project_point` on a margin shape under a scaled similarity.
-fn scaled_margin_projection(case: &Case) -> bool {
-    use kollide::shape::{Placed, SupportMap};
-    leaves_of(&case.a, &case.ma).into_iter().chain(leaves_of(&case.b, &case.mb)).any(|(shape, map)| {
-        let Shape::Convex(c) = &shape else { return false };
-        let placed = Placed::new(c, &map);
-        let inner = reference::inner_point(c, &map);
-        [Vec3::X, Vec3::Y, Vec3::Z, Vec3::NEG_X, Vec3::NEG_Y, Vec3::NEG_Z].into_iter().any(|d| {
-            let support = Vec3::from(placed.support(d.into()));
-            let p = inner + (support - inner) * 0.99;
-            kollide::narrow::project_point(c, &map, p).is_ok_and(|q| !q.inside)
-        })
-    })
-}
 
 // ---------------------------------------------------------------------------------------------
 // The cells

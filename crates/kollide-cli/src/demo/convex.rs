@@ -158,9 +158,9 @@ fn slide(settings: &Settings, notes: &mut Vec<String>) -> Row {
             convex_mesh_manifolds(&block, pose, &mesh, &Affine3A::IDENTITY, Some(&edges), 0.0, out)
                 .expect("valid box and placement");
             for m in out.iter() {
-                let [a, b, c] = mesh.triangle(m.triangle).expect("ids come from the mesh");
+                let [a, b, c] = mesh.triangle(m.part_b).expect("ids come from the mesh");
                 let face = (b - a).cross(c - a).normalize();
-                let angle = m.normal.dot(-face).clamp(-1.0, 1.0).acos().to_degrees();
+                let angle = m.manifold.normal.dot(-face).clamp(-1.0, 1.0).acos().to_degrees();
                 let mut worst = worst.borrow_mut();
                 *worst = worst.max(angle);
             }

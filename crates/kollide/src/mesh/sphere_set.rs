@@ -14,12 +14,12 @@
 //!   overlap may be reported for ellipsoids that miss by less than `r · (σ_max − σ_min)`, and a
 //!   true overlap is never missed.
 
-use glam::{Affine3A, Mat3A, Vec3, Vec3A};
+use glam::{Affine3A, Vec3, Vec3A};
 
 use super::trimesh::TriMesh;
 use crate::bounds::{Aabb3, Sphere};
+use crate::math::{is_similarity, largest_stretch};
 use crate::primitive::test_sphere_triangle;
-use crate::shape::is_similarity;
 
 /// Balls in one frame, with the ball around all of them for an early out.
 #[derive(Clone, Debug, PartialEq)]
@@ -240,34 +240,6 @@ impl SphereSet {
             .map(place)
             .any(|b| b.overlaps(&self.bounds) && self.spheres.iter().any(|a| a.overlaps(&b)))
     }
-}
-
-/// The largest factor by which `m` stretches a vector (its spectral norm), rounded up: the square
-/// root of the largest eigenvalue of `mᵀm`, by the closed form for symmetric 3×3 matrices (the
-/// trigonometric solution of the characteristic cubic; O. K. Smith, "Eigenvalues of a symmetric
-/// 3 × 3 matrix", CACM 1961). For a similarity all three stretches are equal and the ball of a
-/// mapped ball is exact.
-fn largest_stretch(m: &Mat3A) -> f32 {
-    let a = m.transpose() * *m;
-    let (a00, a11, a22) = (f64::from(a.x_axis.x), f64::from(a.y_axis.y), f64::from(a.z_axis.z));
-    let (a01, a02, a12) = (f64::from(a.y_axis.x), f64::from(a.z_axis.x), f64::from(a.z_axis.y));
-    let off = a01 * a01 + a02 * a02 + a12 * a12;
-    let q = (a00 + a11 + a22) / 3.0;
-    let p2 = (a00 - q).powi(2) + (a11 - q).powi(2) + (a22 - q).powi(2) + 2.0 * off;
-    let largest = if p2 <= 1e-30 * q * q {
-        q
-    } else {
-        let p = (p2 / 6.0).sqrt();
-        // det((A − qI) / p) / 2, clamped against rounding.
-        let (b00, b11, b22) = ((a00 - q) / p, (a11 - q) / p, (a22 - q) / p);
-        let (b01, b02, b12) = (a01 / p, a02 / p, a12 / p);
-        let det =
-            b00 * (b11 * b22 - b12 * b12) - b01 * (b01 * b22 - b12 * b02) + b02 * (b01 * b12 - b11 * b02);
-        let phi = (det / 2.0).clamp(-1.0, 1.0).acos() / 3.0;
-        q + 2.0 * p * phi.cos()
-    };
-    // The f32 products above err by a few ulps of the largest entry; 1e-5 covers them.
-    (largest.max(0.0).sqrt() * (1.0 + 1e-5)) as f32
 }
 
 /// Area-weighted k-means over the triangles' centroids: `count` groups of triangle indices.

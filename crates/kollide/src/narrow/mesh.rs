@@ -19,12 +19,16 @@
 
 use glam::{Affine3A, Mat3, Vec3, Vec3A};
 
-use super::manifold::build as build_manifold;
-use super::{ContactManifold, GjkCache, ManifoldPoint, NarrowError, Side, contact_in_frame, setup};
+use super::contact::contact_in_frame;
+use super::frame::{PairInput, Side, setup};
+use super::gjk::GjkCache;
+use super::manifold::{ContactManifold, PartManifold, build as build_manifold};
+use super::types::NarrowError;
 use crate::bounds::{Aabb3, Obb3};
+use crate::math::is_similarity;
 use crate::mesh::{TriMesh, triangle_box_of};
 use crate::primitive::test_triangle_aabb;
-use crate::shape::{ConvexShape, Triangle, is_similarity};
+use crate::shape::{ConvexShape, Triangle};
 
 /// An edge is active when its two triangles' normals differ by more than this angle (radians)
 /// and the surface is convex across it.
@@ -86,65 +90,49 @@ impl MeshEdges {
     }
 }
 
-/// The contact of a convex shape with one triangle of a mesh.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct TriangleManifold {
-    /// The triangle's id in the mesh.
-    pub triangle: u32,
-    /// Unit normal from the shape to the mesh (world space).
-    pub normal: Vec3,
-    points: [ManifoldPoint; 4],
-    len: usize,
-}
-
-impl TriangleManifold {
-    /// The contact points (1 to 4), `point_a` on the shape and `point_b` on the triangle.
-    pub fn points(&self) -> &[ManifoldPoint] {
-        &self.points[..self.len]
-    }
-}
-
-/// One manifold per triangle of `mesh` (placed by `mesh_map`) within `prediction` of the shape
-/// (placed by `shape_map`), appended to `out` after clearing it: for each triangle, what
-/// [`super::contact_manifold`] gives for the shape and the triangle (sorted by triangle id). With `edges` (made for this
-/// mesh), contacts on internal edges get the face normal (see the module); without, each
-/// triangle is a free-standing triangle.
+/// One manifold per triangle of `mesh` (placed by `mesh_to_world`) within `prediction` of the
+/// shape (placed by `shape_to_world`), appended to `out` after clearing it: for each triangle,
+/// what [`contact_manifold`](super::contact_manifold) gives for the shape (A) and the triangle
+/// (B), as a [`PartManifold`] with `part_a = 0` and `part_b` the triangle's id, sorted by
+/// triangle id. With `edges` (made for this mesh), contacts on internal edges get the face normal
+/// (see the module); without, each triangle is a free-standing triangle.
 ///
 /// Errors: [`NarrowError::InvalidShape`]`(0)` for an invalid shape, [`NarrowError::NonFinite`]
 /// for a NaN prediction or a non-finite or singular placement.
 pub fn convex_mesh_manifolds(
     shape: &ConvexShape,
-    shape_map: &Affine3A,
+    shape_to_world: &Affine3A,
     mesh: &TriMesh,
-    mesh_map: &Affine3A,
+    mesh_to_world: &Affine3A,
     edges: Option<&MeshEdges>,
     prediction: f32,
-    out: &mut Vec<TriangleManifold>,
+    out: &mut Vec<PartManifold>,
 ) -> Result<(), NarrowError> {
     out.clear();
     if prediction.is_nan() {
         return Err(NarrowError::NonFinite);
     }
     let prediction = prediction.max(0.0);
-    if !shape.is_valid() {
-        return Err(NarrowError::InvalidShape(0));
-    }
-    let to_mesh = mesh_map.inverse();
-    if !(shape_map.is_finite() && mesh_map.is_finite() && to_mesh.is_finite()) {
+    // The pair's query frame and the shape's side are the same for every triangle: checked and
+    // set up once (as `contact_manifold` would per call), then each triangle is swapped in.
+    let placeholder = ConvexShape::Triangle(Triangle::new(Vec3::ZERO, Vec3::X, Vec3::Y));
+    let pair = PairInput::new(shape, shape_to_world, &placeholder, mesh_to_world)?;
+    let to_mesh = mesh_to_world.inverse();
+    if !to_mesh.is_finite() {
         return Err(NarrowError::NonFinite);
     }
     // Candidate triangles as `id << 32 | leaf slot` (sorting them sorts by id), from the BVH.
     let mut candidates: Vec<u64> = Vec::new();
-    match (is_similarity(shape_map), is_similarity(mesh_map)) {
+    match (is_similarity(shape_to_world), is_similarity(mesh_to_world)) {
         // Both maps keep boxes boxes: the shape's oriented box in mesh space culls exactly.
         (Some(shape_scale), Some(mesh_scale)) => {
             let local = shape.local_aabb();
-            let to_mesh_linear = Mat3::from(to_mesh.matrix3) * Mat3::from(shape_map.matrix3);
+            let to_mesh_linear = Mat3::from(to_mesh.matrix3) * Mat3::from(shape_to_world.matrix3);
             let axes = to_mesh_linear * (1.0 / (shape_scale / mesh_scale));
             // The maps are similarities to 1e-5 relative: grow the box by 1e-4 of its size.
             let half = local.size() * 0.5 * (shape_scale / mesh_scale) + prediction / mesh_scale;
             let half = half + half.max_element() * 1e-4;
-            let center = to_mesh.transform_point3(shape_map.transform_point3(local.center()));
+            let center = to_mesh.transform_point3(shape_to_world.transform_point3(local.center()));
             let obb = Obb3::new(center, axes, half);
             // A box's own separating-axis test is the exact one: no need to run it twice.
             let exact = !matches!(shape, ConvexShape::Cuboid(_));
@@ -155,19 +143,16 @@ pub fn convex_mesh_manifolds(
         }
         _ => {
             // The shape's world box, grown by the prediction, boxed again in mesh space.
-            let world = shape.aabb(shape_map);
+            let world = shape.aabb(shape_to_world);
             let query = Aabb3::new(world.min - prediction, world.max + prediction).transformed(&to_mesh);
             collect_triangles(mesh, &query, &mut candidates, |c| test_triangle_aabb(c, &query));
         }
     }
     candidates.sort_unstable();
 
-    // Face normals map by the inverse transpose.
+    // Face normals map by the inverse transpose (see `math::map_normal`); the inverse is at hand.
     let normal_map = to_mesh.matrix3.transpose();
-    // The pair's query frame and the shape's side are the same for every triangle: set up once
-    // (as `contact_manifold` would per call), then swap in each triangle.
-    let placeholder = ConvexShape::Triangle(Triangle::new(Vec3::ZERO, Vec3::X, Vec3::Y));
-    let (frame, shape_side, triangle_side) = setup(shape, shape_map, &placeholder, mesh_map)?;
+    let (frame, shape_side, triangle_side) = setup(&pair);
     let mut manifold = ContactManifold::default();
     for key in candidates {
         let (id, corners) = ((key >> 32) as u32, mesh.slot_corners(key as u32));
@@ -182,22 +167,21 @@ pub fn convex_mesh_manifolds(
             continue;
         }
         manifold.map_to_world(|p| frame.point(p), |v| frame.vector(v));
-        let mut result = TriangleManifold { triangle: id, normal: manifold.normal, ..Default::default() };
-        for p in manifold.points() {
-            result.points[result.len] = *p;
-            result.len += 1;
-        }
+        let mut result = PartManifold { part_a: 0, part_b: id, manifold };
         if let Some(edges) = edges {
             let area_normal = Vec3A::from((corners[1] - corners[0]).cross(corners[2] - corners[0]));
             let face = Vec3::from(normal_map * area_normal).normalize_or_zero();
             // The shape's center above the face means the normal from it points down into it.
-            let height =
-                (shape_map.translation - mesh_map.transform_point3a(corners[0].into())).dot(face.into());
-            let down =
-                if height > 0.0 || (height == 0.0 && result.normal.dot(face) < 0.0) { -face } else { face };
+            let height = (shape_to_world.translation - mesh_to_world.transform_point3a(corners[0].into()))
+                .dot(face.into());
+            let down = if height > 0.0 || (height == 0.0 && result.manifold.normal.dot(face) < 0.0) {
+                -face
+            } else {
+                face
+            };
             remove_internal_edge(&mut result, edges, corners, &to_mesh, down, prediction);
         }
-        if result.len > 0 {
+        if !result.manifold.is_empty() {
             out.push(result);
         }
     }
@@ -238,20 +222,21 @@ fn collect_triangles(mesh: &TriMesh, cull: &Aabb3, out: &mut Vec<u64>, keep: imp
 /// Turns `m` to the face normal `target` (world, unit, pointing from the shape's side of the
 /// triangle into it) when its points on the triangle touch only inactive edges; see the module.
 fn remove_internal_edge(
-    m: &mut TriangleManifold,
+    m: &mut PartManifold,
     edges: &MeshEdges,
     corners: &[Vec3; 3],
     to_mesh: &Affine3A,
     target: Vec3,
     prediction: f32,
 ) {
+    let (triangle, m) = (m.part_b, &mut m.manifold);
     if target == Vec3::ZERO || m.normal.dot(target) >= FACE_NORMAL_COS {
         return;
     }
     let on_active_edge = m.points().iter().any(|p| {
         let weights = barycentric(corners, to_mesh.transform_point3(p.point_b));
         // Edge i runs from corner i to corner i + 1: the weight of corner i + 2 vanishes on it.
-        (0..3).any(|i| weights[(i + 2) % 3] < ON_EDGE && edges.is_active(m.triangle, i))
+        (0..3).any(|i| weights[(i + 2) % 3] < ON_EDGE && edges.is_active(triangle, i))
     });
     if on_active_edge {
         return;

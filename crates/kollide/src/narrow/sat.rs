@@ -8,7 +8,7 @@
 use glam::{Mat3A, Vec3, Vec3A, Vec3Swizzles};
 
 use super::epa::Flat;
-use super::{FrameContact, Side};
+use super::frame::{FrameContact, Side};
 
 /// The contact of two spheres `(ca, ra)`, `(cb, rb)`; the normal for concentric spheres is `+y`.
 #[inline]
@@ -98,7 +98,7 @@ pub(crate) fn capsules(
     Some(FrameContact { point_a: pa + n * ra, point_b: pb - n * rb, normal: n, separation })
 }
 
-/// The two-point manifold of nearly parallel capsules (within [`PARALLEL_SIN`]): the segments'
+/// The two-point manifold of nearly parallel capsules (within `PARALLEL_SIN`): the segments'
 /// common stretch, measured along their bisector (so the answer does not depend on the order of
 /// A and B), gives one point at each end. `None` when they are not parallel or do not overlap
 /// along it (then the single contact is the manifold).

@@ -234,14 +234,7 @@ pub(crate) fn convex_mesh_manifolds(
             out.push(single_point(&c));
         }
     }
-    out.extend(found.iter().map(|t| {
-        let mut manifold = ContactManifold::default();
-        for p in t.points() {
-            manifold.push(p.point_a.into(), p.point_b.into(), p.separation, p.id);
-        }
-        manifold.normal = t.normal;
-        PartManifold { part_a: 0, part_b: t.triangle, manifold }
-    }));
+    out.extend(found);
     Ok(())
 }
 

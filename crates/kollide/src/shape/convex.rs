@@ -1,6 +1,6 @@
-//! The closed convex-shape enum, affine placement through support mapping, and similarity tests.
+//! The closed convex-shape enum and affine placement through support mapping.
 
-use glam::{Affine3A, Mat3A, Vec3, Vec3A, Vec3Swizzles};
+use glam::{Affine3A, Mat3A, Vec3, Vec3A};
 
 use super::{
     Ball, Capsule, Cone, ConvexCore, ConvexHull, Cuboid, Cylinder, MassProperties, PointProjection, Rounded,
@@ -50,30 +50,6 @@ impl<S: SupportMap + ?Sized> SupportMap for &S {
     fn support_under(&self, m: &Mat3A, mt: &Mat3A, dir: Vec3A) -> Vec3A {
         (**self).support_under(m, mt, dir)
     }
-}
-
-/// The uniform scale `s` if the linear part `M` of `map` is `s · R` with `R` orthogonal (a
-/// rotation or a reflection) and `s > 0`: `M Mᵀ = s² I` (equivalently `MᵀM = s² I`: rows, and
-/// columns, pairwise orthogonal and of equal length), to a relative tolerance of `1e-5`. `None`
-/// otherwise (non-uniform scale, shear, singular or non-finite maps). Under a similarity, balls
-/// stay balls and distances scale by `s`.
-#[inline]
-pub fn is_similarity(map: &Affine3A) -> Option<f32> {
-    // M Mᵀ = Σ over the columns c of c cᵀ: its diagonal (|row 0|², |row 1|², |row 2|²) is
-    // Σ c ⊙ c and its off-diagonal (row 0 · row 1, row 1 · row 2, row 2 · row 0) is
-    // Σ c ⊙ c.yzx, all lanes at once and without a transpose.
-    let m = &map.matrix3;
-    let (x, y, z) = (m.x_axis, m.y_axis, m.z_axis);
-    let diag = x * x + y * y + z * z;
-    let off = x * x.yzx() + y * y.yzx() + z * z.yzx();
-    let s2 = diag.x;
-    let tol = Vec3A::splat(1e-5 * s2);
-    // One branch: NaN fails every comparison; an infinite s² makes `diag - s2` NaN.
-    let ok = (s2 > 0.0)
-        & map.translation.is_finite()
-        & (diag - Vec3A::splat(s2)).abs().cmple(tol).all()
-        & off.abs().cmple(tol).all();
-    ok.then(|| s2.sqrt())
 }
 
 /// The kind of a [`ConvexShape`], without its parameters.

@@ -30,7 +30,7 @@ mod mass;
 mod rounded;
 
 pub use basic::{Ball, Capsule, Cone, Cuboid, Cylinder, Triangle};
-pub use convex::{ConvexShape, Core, Placed, ShapeKind, is_similarity};
+pub use convex::{ConvexShape, Core, Placed, ShapeKind};
 pub use hull::{ConvexHull, HullError, HullFace};
 pub use mass::MassProperties;
 pub use rounded::Rounded;
