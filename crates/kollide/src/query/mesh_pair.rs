@@ -369,14 +369,14 @@ pub(crate) fn mesh_mesh_manifolds(
     for (id, p) in points.iter().enumerate() {
         let m = &mut out[first + p.region as usize].manifold;
         m.normal = p.normal;
-        m.push(p.point.into(), (p.point - p.normal * p.depth).into(), -p.depth, id as u32);
+        m.push(p.point, p.point - p.normal * p.depth, -p.depth, id as u32);
     }
 }
 
 /// A one-point manifold from a contact.
 fn single_point(c: &Contact) -> PartManifold {
     let mut manifold = ContactManifold::default();
-    manifold.push(c.point_a.into(), c.point_b.into(), c.separation, 0);
+    manifold.push(c.point_a, c.point_b, c.separation, 0);
     manifold.normal = c.normal;
     PartManifold { part_a: c.part_a, part_b: c.part_b, manifold }
 }

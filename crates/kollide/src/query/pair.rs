@@ -503,7 +503,7 @@ fn mirrored(
 pub(crate) fn mirror_manifold(m: &PartManifold) -> PartManifold {
     let mut manifold = ContactManifold::default();
     for p in m.manifold.points() {
-        manifold.push(p.point_b.into(), p.point_a.into(), p.separation, p.id);
+        manifold.push(p.point_b, p.point_a, p.separation, p.id);
     }
     manifold.normal = -m.manifold.normal;
     PartManifold { part_a: m.part_b, part_b: m.part_a, manifold }
