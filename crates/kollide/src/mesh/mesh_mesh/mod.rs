@@ -51,13 +51,14 @@ pub(crate) use contacts::contacts_in_frame;
 
 use super::trimesh::TriMesh;
 use crate::bounds::Aabb3;
-use crate::bvh::{Bvh3, Child, Node4};
+use crate::bvh::{MAX_LEAF_SIZE, Node4, Tree};
 use crate::primitive::{
     TriangleIntersection, closest_point_triangle, closest_points_segment_segment,
     intersect_triangle_triangle, test_triangle_triangle,
 };
 use glam::{Affine3A, DMat3, DVec3, Mat3, Vec3, Vec4};
-use std::mem::MaybeUninit;
+use std::cell::Cell;
+use std::ops::Range;
 
 /// Caller-owned memory of one pair of meshes between queries (temporal coherence).
 ///
@@ -463,96 +464,63 @@ impl Relative {
     }
 }
 
-/// A pair of nodes to visit: each a child code (the root, node 0, is nobody's child and is coded
-/// 0) with its box in its own mesh's space.
+/// The boxes of a pair of nodes in the overlap descent, each in its own mesh's space.
 #[derive(Clone, Copy)]
-struct Pair {
-    a: u32,
-    b: u32,
+struct NodeBoxes {
     a_lo: Vec3,
     a_hi: Vec3,
     b_lo: Vec3,
     b_hi: Vec3,
 }
 
-/// Pairs waiting on the descent. Each step pops one pair and pushes at most four, and a path
-/// opens at most `Bvh3::MAX_DEPTH` nodes of each tree, so `6 · MAX_DEPTH + 4` slots always
-/// suffice (a violation would be an internal bug and stops the program on the bounds check).
-const PAIR_STACK: usize = 6 * Bvh3::MAX_DEPTH + 4;
-
-struct PairStack {
-    items: [MaybeUninit<Pair>; PAIR_STACK],
-    len: usize,
-}
-
-impl PairStack {
-    #[inline(always)]
-    fn new() -> Self {
-        Self { items: [const { MaybeUninit::uninit() }; PAIR_STACK], len: 0 }
-    }
-
-    #[inline(always)]
-    fn push(&mut self, pair: Pair) {
-        self.items[self.len].write(pair);
-        self.len += 1;
-    }
-
-    #[inline(always)]
-    fn pop(&mut self) -> Option<Pair> {
-        if self.len == 0 {
-            return None;
-        }
-        self.len -= 1;
-        // SAFETY: every slot below the old `len` was written by `push` (`Pair` is `Copy`).
-        Some(unsafe { self.items[self.len].assume_init() })
-    }
-}
-
-/// Leaf-order range of a leaf code, `None` for an inner node (the root is coded 0).
-#[inline(always)]
-fn leaf_range(code: u32) -> Option<(u32, u32)> {
-    match Child::decode(code) {
-        Child::Leaf { first, count } => Some((first, first + count)),
-        _ => None,
-    }
-}
-
-/// Node index of an inner code (0 for the root).
-#[inline(always)]
-fn node_index(code: u32) -> usize {
-    match Child::decode(code) {
-        Child::Inner(index) => index as usize,
-        _ => 0,
-    }
-}
-
-/// The most triangles a BVH leaf holds.
-const MAX_LEAF: usize = 15;
-
-/// B's current leaf, mapped into A's space, with each triangle's box.
+/// The triangles of one BVH leaf mapped into a common space, with each triangle's box; kept
+/// while a descent stays on that leaf.
 struct MappedLeaf {
-    code: u32,
+    /// The leaf's first slot (`u32::MAX` before the first leaf: no leaf starts there).
+    first: u32,
     len: usize,
-    tris: [[Vec3; 3]; MAX_LEAF],
-    lo: [Vec3; MAX_LEAF],
-    hi: [Vec3; MAX_LEAF],
+    tris: [[Vec3; 3]; MAX_LEAF_SIZE],
+    lo: [Vec3; MAX_LEAF_SIZE],
+    hi: [Vec3; MAX_LEAF_SIZE],
+}
+
+impl MappedLeaf {
+    fn new() -> Self {
+        MappedLeaf {
+            first: u32::MAX,
+            len: 0,
+            tris: [[Vec3::ZERO; 3]; MAX_LEAF_SIZE],
+            lo: [Vec3::ZERO; MAX_LEAF_SIZE],
+            hi: [Vec3::ZERO; MAX_LEAF_SIZE],
+        }
+    }
+
+    /// Holds the triangles of `mesh`'s leaf `slots` mapped by `map` (rounded exactly as every
+    /// query and the reference map them), unless it holds them already.
+    #[inline(always)]
+    fn load(&mut self, mesh: &TriMesh, slots: Range<u32>, map: &Affine3A) {
+        if self.first == slots.start {
+            return;
+        }
+        self.first = slots.start;
+        self.len = slots.len();
+        for (i, k) in slots.enumerate() {
+            let t = mesh.slot_corners(k).map(|p| map.transform_point3(p));
+            self.lo[i] = t[0].min(t[1]).min(t[2]);
+            self.hi[i] = t[0].max(t[1]).max(t[2]);
+            self.tris[i] = t;
+        }
+    }
 }
 
 /// Calls `hit(slot of A, slot of B)` for every intersecting triangle pair (exact test on B's
 /// mapped triangles) until it returns `false`. Returns `false` if stopped.
+///
+/// The node with the larger box in A's space is opened; its children are kept by the two sets
+/// of axes of the module documentation.
 #[inline]
 fn descend(a: &TriMesh, b: &TriMesh, rel: &Relative, mut hit: impl FnMut(u32, u32) -> bool) -> bool {
-    let (a_nodes, b_nodes) = (a.bvh().nodes(), b.bvh().nodes());
     let (a_root, b_root) = (a.bounds(), b.bounds());
-    let mut stack = PairStack::new();
-    stack.push(Pair { a: 0, b: 0, a_lo: a_root.min, a_hi: a_root.max, b_lo: b_root.min, b_hi: b_root.max });
-    let mut leaf = MappedLeaf {
-        code: 0, // no leaf has code 0
-        len: 0,
-        tris: [[Vec3::ZERO; 3]; MAX_LEAF],
-        lo: [Vec3::ZERO; MAX_LEAF],
-        hi: [Vec3::ZERO; MAX_LEAF],
-    };
     // The root pair: both boxes tested once on the two sets of axes.
     let (c, h) = rel.a_test.map_box(b_root.min, b_root.max);
     let (ac, ah) = (a_root.center(), a_root.half_extents());
@@ -562,72 +530,64 @@ fn descend(a: &TriMesh, b: &TriMesh, rel: &Relative, mut hit: impl FnMut(u32, u3
     {
         return true;
     }
-    while let Some(p) = stack.pop() {
-        let (a_leaf, b_leaf) = (leaf_range(p.a), leaf_range(p.b));
-        if let (Some(ra), Some(rb)) = (a_leaf, b_leaf) {
-            if !leaf_pair(a, b, rel, &mut leaf, ra, p.b, rb, &mut hit) {
-                return false;
+    let root = NodeBoxes { a_lo: a_root.min, a_hi: a_root.max, b_lo: b_root.min, b_hi: b_root.max };
+    let mut leaf = MappedLeaf::new();
+    a.bvh().descend_pairs(
+        b.bvh(),
+        root,
+        |p| {
+            let a_larger = (p.a_hi - p.a_lo).element_sum() >= rel.b_size.dot(p.b_hi - p.b_lo);
+            if a_larger { Tree::A } else { Tree::B }
+        },
+        // The other node's box mapped into the opened node's space against the children, then
+        // the children mapped into the other node's space against its box.
+        |p, tree, node, pairs| match tree {
+            Tree::A => {
+                let (c, h) = rel.a_test.map_box(p.b_lo, p.b_hi);
+                let mut mask = node.overlap_mask(c - h, c + h);
+                if mask != 0 {
+                    mask &= rel.b_test.overlap_lanes(node, p.b_lo, p.b_hi);
+                }
+                while mask != 0 {
+                    let lane = mask.trailing_zeros() as usize;
+                    mask &= mask - 1;
+                    let bx = node.child_box(lane);
+                    pairs.push(lane, NodeBoxes { a_lo: bx.min, a_hi: bx.max, ..*p });
+                }
             }
-            continue;
-        }
-        let open_a = b_leaf.is_some()
-            || (a_leaf.is_none() && (p.a_hi - p.a_lo).element_sum() >= rel.b_size.dot(p.b_hi - p.b_lo));
-        if open_a {
-            let node = &a_nodes[node_index(p.a)];
-            let (c, h) = rel.a_test.map_box(p.b_lo, p.b_hi);
-            let mut mask = node.overlap_mask(c - h, c + h);
-            if mask != 0 {
-                mask &= rel.b_test.overlap_lanes(node, p.b_lo, p.b_hi);
+            Tree::B => {
+                let (c, h) = rel.b_test.map_box(p.a_lo, p.a_hi);
+                let mut mask = node.overlap_mask(c - h, c + h);
+                if mask != 0 {
+                    mask &= rel.a_test.overlap_lanes(node, p.a_lo, p.a_hi);
+                }
+                while mask != 0 {
+                    let lane = mask.trailing_zeros() as usize;
+                    mask &= mask - 1;
+                    let bx = node.child_box(lane);
+                    pairs.push(lane, NodeBoxes { b_lo: bx.min, b_hi: bx.max, ..*p });
+                }
             }
-            while mask != 0 {
-                let lane = mask.trailing_zeros() as usize;
-                mask &= mask - 1;
-                let bx = node.child_box(lane);
-                stack.push(Pair { a: node.child[lane], a_lo: bx.min, a_hi: bx.max, ..p });
-            }
-        } else {
-            let node = &b_nodes[node_index(p.b)];
-            let (c, h) = rel.b_test.map_box(p.a_lo, p.a_hi);
-            let mut mask = node.overlap_mask(c - h, c + h);
-            if mask != 0 {
-                mask &= rel.a_test.overlap_lanes(node, p.a_lo, p.a_hi);
-            }
-            while mask != 0 {
-                let lane = mask.trailing_zeros() as usize;
-                mask &= mask - 1;
-                let bx = node.child_box(lane);
-                stack.push(Pair { b: node.child[lane], b_lo: bx.min, b_hi: bx.max, ..p });
-            }
-        }
-    }
-    true
+        },
+        |a_slots, b_slots, _| leaf_pair(a, b, rel, &mut leaf, a_slots, b_slots, &mut hit),
+    )
 }
 
 /// The exact tests of one pair of leaves: B's leaf mapped into A's space (reused while the same
 /// B leaf comes back), then for each B triangle, four A triangles at a time pre-filtered by box.
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn leaf_pair(
     a: &TriMesh,
     b: &TriMesh,
     rel: &Relative,
     leaf: &mut MappedLeaf,
-    (a_first, a_end): (u32, u32),
-    b_code: u32,
-    (b_first, b_end): (u32, u32),
+    a_slots: Range<u32>,
+    b_slots: Range<u32>,
     hit: &mut impl FnMut(u32, u32) -> bool,
 ) -> bool {
-    if leaf.code != b_code {
-        leaf.code = b_code;
-        leaf.len = (b_end - b_first) as usize;
-        for (i, k) in (b_first..b_end).enumerate() {
-            let t = rel.map_b_triangle(b.slot_corners(k));
-            leaf.lo[i] = t[0].min(t[1]).min(t[2]);
-            leaf.hi[i] = t[0].max(t[1]).max(t[2]);
-            leaf.tris[i] = t;
-        }
-    }
-    let mut first = a_first;
+    let b_first = b_slots.start;
+    leaf.load(b, b_slots, &rel.to_a);
+    let (mut first, a_end) = (a_slots.start, a_slots.end);
     while first < a_end {
         let lanes = (a_end - first).min(4);
         let t = a.slot_triangles4(first, a_end);
@@ -654,6 +614,16 @@ fn leaf_pair(
         first += 4;
     }
     true
+}
+
+/// A pair of nodes in the distance descent: their boxes mapped into the common frame (center and
+/// half extents, Arvo) and the squared distance between them less the rounding allowance, which
+/// bounds the squared distance of any two of their triangles from below.
+#[derive(Clone, Copy)]
+struct FrameBoxes {
+    key: f32,
+    a: (Vec3, Vec3),
+    b: (Vec3, Vec3),
 }
 
 /// Closest points of the surfaces of A (placed by `fa`) and B (placed by `fb`), measured in the
@@ -687,96 +657,76 @@ pub(crate) fn distance_in_frame(
         let gap = ((ca - cb).abs() - ha - hb - Vec3::splat(slack)).max(Vec3::ZERO);
         gap.length_squared()
     };
-    let mut limit =
-        if max_distance.is_finite() { (max_distance * max_distance).min(f32::MAX) } else { f32::MAX };
-    let mut best: Option<(f32, Vec3, Vec3, u32, u32)> = None;
-    struct Entry {
-        key: f32,
-        pair: Pair,
-        a_box: (Vec3, Vec3),
-        b_box: (Vec3, Vec3),
-    }
-    let mut stack = Vec::with_capacity(64);
-    let root_a = ma.map_box(a_root.min, a_root.max);
-    let root_b = mb.map_box(b_root.min, b_root.max);
-    stack.push(Entry {
-        key: key(root_a, root_b),
-        pair: Pair { a: 0, b: 0, a_lo: a_root.min, a_hi: a_root.max, b_lo: b_root.min, b_hi: b_root.max },
-        a_box: root_a,
-        b_box: root_b,
+    let limit = Cell::new(if max_distance.is_finite() {
+        (max_distance * max_distance).min(f32::MAX)
+    } else {
+        f32::MAX
     });
-    let mut a_tris: Vec<[Vec3; 3]> = Vec::with_capacity(MAX_LEAF);
-    let mut b_tris: Vec<[Vec3; 3]> = Vec::with_capacity(MAX_LEAF);
-    let (mut a_code, mut b_code) = (0, 0);
-    let mut children: Vec<Entry> = Vec::with_capacity(4);
-    while let Some(e) = stack.pop() {
-        if e.key > limit {
-            continue;
-        }
-        let p = e.pair;
-        let (a_leaf, b_leaf) = (leaf_range(p.a), leaf_range(p.b));
-        if let (Some((af, ae)), Some((bf, be))) = (a_leaf, b_leaf) {
-            if a_code != p.a {
-                a_code = p.a;
-                a_tris.clear();
-                a_tris.extend((af..ae).map(|k| a.slot_corners(k).map(|q| fa.transform_point3(q))));
+    let mut best: Option<(f32, Vec3, Vec3, u32, u32)> = None;
+    let (root_a, root_b) = (ma.map_box(a_root.min, a_root.max), mb.map_box(b_root.min, b_root.max));
+    let root = FrameBoxes { key: key(root_a, root_b), a: root_a, b: root_b };
+    let (mut a_leaf, mut b_leaf) = (MappedLeaf::new(), MappedLeaf::new());
+    a.bvh().descend_pairs(
+        b.bvh(),
+        root,
+        |p| if p.a.1.element_sum() >= p.b.1.element_sum() { Tree::A } else { Tree::B },
+        |p, tree, node, pairs| {
+            // A pair whose key passed the limit since it was pushed is dropped.
+            if p.key > limit.get() {
+                return;
             }
-            if b_code != p.b {
-                b_code = p.b;
-                b_tris.clear();
-                b_tris.extend((bf..be).map(|k| b.slot_corners(k).map(|q| fb.transform_point3(q))));
+            let mut children = [(0, *p); 4];
+            let mut count = 0;
+            for lane in (0..4).filter(|&lane| node.child[lane] != 0) {
+                let bx = node.child_box(lane);
+                let child = match tree {
+                    Tree::A => {
+                        let a = ma.map_box(bx.min, bx.max);
+                        FrameBoxes { key: key(a, p.b), a, ..*p }
+                    }
+                    Tree::B => {
+                        let b = mb.map_box(bx.min, bx.max);
+                        FrameBoxes { key: key(p.a, b), b, ..*p }
+                    }
+                };
+                if child.key <= limit.get() {
+                    children[count] = (lane, child);
+                    count += 1;
+                }
             }
-            'leaf: for (i, ta) in a_tris.iter().enumerate() {
-                let (alo, ahi) = (ta[0].min(ta[1]).min(ta[2]), ta[0].max(ta[1]).max(ta[2]));
-                for (j, tb) in b_tris.iter().enumerate() {
-                    let (blo, bhi) = (tb[0].min(tb[1]).min(tb[2]), tb[0].max(tb[1]).max(tb[2]));
-                    let gap = (blo - ahi).max(alo - bhi).max(Vec3::ZERO) - Vec3::splat(slack);
-                    if gap.max(Vec3::ZERO).length_squared() > limit {
+            // Nearest pushed last, so visited first.
+            children[..count].sort_unstable_by(|x, y| y.1.key.total_cmp(&x.1.key));
+            for &(lane, child) in &children[..count] {
+                pairs.push(lane, child);
+            }
+        },
+        |a_slots, b_slots, p| {
+            if p.key > limit.get() {
+                return true;
+            }
+            let (af, bf) = (a_slots.start, b_slots.start);
+            a_leaf.load(a, a_slots, fa);
+            b_leaf.load(b, b_slots, fb);
+            for i in 0..a_leaf.len {
+                for j in 0..b_leaf.len {
+                    let gap = (b_leaf.lo[j] - a_leaf.hi[i]).max(a_leaf.lo[i] - b_leaf.hi[j]).max(Vec3::ZERO)
+                        - Vec3::splat(slack);
+                    if gap.max(Vec3::ZERO).length_squared() > limit.get() {
                         continue;
                     }
-                    let (d2, pa, pb) = closest_triangle_triangle(ta, tb);
-                    if d2 <= limit && best.is_none_or(|(bd, ..)| d2 < bd) {
-                        limit = d2;
+                    let (d2, pa, pb) = closest_triangle_triangle(&a_leaf.tris[i], &b_leaf.tris[j]);
+                    if d2 <= limit.get() && best.is_none_or(|(bd, ..)| d2 < bd) {
+                        limit.set(d2);
                         best = Some((d2, pa, pb, af + i as u32, bf + j as u32));
                         if d2 == 0.0 {
-                            stack.clear(); // nothing is closer than touching
-                            break 'leaf;
+                            return false; // nothing is closer than touching
                         }
                     }
                 }
             }
-            continue;
-        }
-        let open_a =
-            b_leaf.is_some() || (a_leaf.is_none() && (e.a_box.1.element_sum() >= e.b_box.1.element_sum()));
-        children.clear();
-        if open_a {
-            let node = &a.bvh().nodes()[node_index(p.a)];
-            for lane in (0..4).filter(|&lane| node.child[lane] != 0) {
-                let bx = node.child_box(lane);
-                let a_box = ma.map_box(bx.min, bx.max);
-                let k = key(a_box, e.b_box);
-                if k <= limit {
-                    let pair = Pair { a: node.child[lane], a_lo: bx.min, a_hi: bx.max, ..p };
-                    children.push(Entry { key: k, pair, a_box, b_box: e.b_box });
-                }
-            }
-        } else {
-            let node = &b.bvh().nodes()[node_index(p.b)];
-            for lane in (0..4).filter(|&lane| node.child[lane] != 0) {
-                let bx = node.child_box(lane);
-                let b_box = mb.map_box(bx.min, bx.max);
-                let k = key(e.a_box, b_box);
-                if k <= limit {
-                    let pair = Pair { b: node.child[lane], b_lo: bx.min, b_hi: bx.max, ..p };
-                    children.push(Entry { key: k, pair, a_box: e.a_box, b_box });
-                }
-            }
-        }
-        // Nearest on top of the stack.
-        children.sort_unstable_by(|x, y| y.key.total_cmp(&x.key));
-        stack.append(&mut children);
-    }
+            true
+        },
+    );
     let (d2, point_a, point_b, ka, kb) = best?;
     Some(MeshDistance {
         distance: d2.sqrt(),
