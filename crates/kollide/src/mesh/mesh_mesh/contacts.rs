@@ -45,6 +45,7 @@
 
 use super::{Relative, Witness, containment, descend, inside};
 use crate::math::Ray3;
+use crate::mesh::topology::UnionFind;
 use crate::mesh::trimesh::TriMesh;
 use crate::primitive::{
     TriangleIntersection, closest_point_triangle, closest_points_segment_segment,
@@ -111,7 +112,7 @@ pub(crate) fn contacts_in_frame(
     let b_ids = |k: u32| b.triangles()[b.slot_id(k) as usize];
 
     // Regions: union-find over pairs, joined through shared vertices of A or of B.
-    let mut parent: Vec<u32> = (0..pairs.len() as u32).collect();
+    let mut sets = UnionFind::new(pairs.len());
     let (mut a_first, mut b_first) = (vec![u32::MAX; a.vertices().len()], vec![u32::MAX; b.vertices().len()]);
     for (i, &(ka, kb)) in pairs.iter().enumerate() {
         for (first, ids) in [(&mut a_first, a_ids(ka)), (&mut b_first, b_ids(kb))] {
@@ -120,18 +121,18 @@ pub(crate) fn contacts_in_frame(
                 if j == u32::MAX {
                     first[v as usize] = i as u32;
                 } else {
-                    let (x, y) = (find(&mut parent, i as u32), find(&mut parent, j));
-                    parent[x.max(y) as usize] = x.min(y);
+                    sets.union(i as u32, j);
                 }
             }
         }
     }
     drop((a_first, b_first));
+    // Regions are numbered in the order of their first pair.
     let mut region_of_root = vec![u32::MAX; pairs.len()];
     let mut regions = 0;
     let region: Vec<usize> = (0..pairs.len() as u32)
         .map(|i| {
-            let r = find(&mut parent, i) as usize;
+            let r = sets.find(i) as usize;
             if region_of_root[r] == u32::MAX {
                 region_of_root[r] = regions as u32;
                 regions += 1;
@@ -318,16 +319,6 @@ fn meeting_points(p: &[Vec3; 3], q: &[Vec3; 3], out: &mut Vec<Vec3>) -> bool {
 /// The smallest barycentric weight and segment parameter of a crossing that is trusted to be a
 /// single, transversal crossing (far above the rounding of both, about `1e-7`).
 const CLEAR_CROSSING: f32 = 1e-5;
-
-/// Union-find root with path halving.
-fn find(parent: &mut [u32], mut i: u32) -> u32 {
-    while parent[i as usize] != i {
-        let up = parent[parent[i as usize] as usize];
-        parent[i as usize] = up;
-        i = up;
-    }
-    i
-}
 
 /// One mesh of the pair: its map into A's space (`None` for A itself, whose triangles are used
 /// as stored), the map of A's space into the frame, and the sign that makes its triangle

@@ -307,39 +307,6 @@ fn containment(a: &TriMesh, b: &TriMesh, rel: &Relative) -> Witness {
     Witness::None
 }
 
-/// One vertex index per connected component of `triangles` (triangles sharing a vertex index are
-/// connected): union-find over the vertices, then the first vertex of the first triangle of each
-/// component.
-pub(crate) fn component_seeds(triangles: &[[u32; 3]], vertex_count: usize) -> Vec<u32> {
-    let mut parent: Vec<u32> = (0..vertex_count as u32).collect();
-    fn root(parent: &mut [u32], mut i: u32) -> u32 {
-        while parent[i as usize] != i {
-            let up = parent[parent[i as usize] as usize];
-            parent[i as usize] = up; // path halving
-            i = up;
-        }
-        i
-    }
-    for t in triangles {
-        for &v in &t[1..] {
-            let (x, y) = (root(&mut parent, t[0]), root(&mut parent, v));
-            if x != y {
-                parent[x.max(y) as usize] = x.min(y);
-            }
-        }
-    }
-    let mut seen = vec![false; vertex_count];
-    let mut seeds = Vec::new();
-    for t in triangles {
-        let r = root(&mut parent, t[0]) as usize;
-        if !seen[r] {
-            seen[r] = true;
-            seeds.push(t[0]);
-        }
-    }
-    seeds
-}
-
 /// An affine map as rows, for the four-lane box tests, with the half-extent growth that covers
 /// rounding.
 #[derive(Clone, Copy, Debug)]
