@@ -1,6 +1,33 @@
-//! Mesh against mesh under a relative affine map, without rebuilding either mesh: overlap (with
-//! solid semantics for closed meshes), all intersecting triangle pairs, contact manifolds
-//! ([`MeshContact`], method in `contacts`), and distance.
+//! Mesh against mesh, each placed by an affine map, without rebuilding either mesh: overlap
+//! (with solid semantics for closed meshes), all intersecting triangle pairs, contact manifolds
+//! ([`MeshContact`], method in `contacts`), and distance. The queries are methods of
+//! [`MeshInstance`](super::MeshInstance): they take two placed meshes and answer in world space,
+//! and run in A's mesh space with B placed by the relative map `A⁻¹ · B`, computed once.
+//!
+//! # Queries
+//!
+//! - Overlap ([`MeshOverlap`]): some triangles touch or cross, or one mesh lies inside the other
+//!   where that other is solid (see *Solids and surfaces*). The descent stops at the first
+//!   intersecting triangle pair. With a [`MeshMeshCache`], the query first re-checks the last
+//!   witness and stores the new one (cleared on a miss); the answer is the same with or without
+//!   a cache, only the witness reported may differ. A relative map that carries B's coordinates
+//!   beyond `f32` range (rounding bounds overflow) gives no overlap and leaves the cache as it
+//!   was. Allocation-free.
+//! - Containment depth ([`MeshOverlap::AInsideB`], [`MeshOverlap::BInsideA`]), in the world: from
+//!   the tested vertex to the closest point of the containing surface, found in that surface's
+//!   own mesh space. It is the exact distance from that vertex to the surface when the
+//!   placements are similarities, otherwise an upper bound of it; either way an estimate of the
+//!   penetration, which would need the deepest vertex, not just one.
+//! - Intersecting triangles: every pair `(triangle of A, triangle of B)` (ids), in no particular
+//!   order. Surfaces only: containment adds no pairs.
+//! - Contacts ([`MeshContact`]): at most four points per touching region, in the world; a mesh
+//!   inside a solid one gives one region with one point.
+//! - Distance ([`MeshDistance`]): the closest points of the two surfaces, both meshes' triangles
+//!   mapped to the world, if at most `max_distance` apart (`f32::INFINITY` for no limit); none
+//!   for a NaN or negative `max_distance`. It is the distance between the surfaces: a mesh
+//!   inside a solid other one is at a positive distance from it although the solids overlap.
+//!   Computed in `f32` on the mapped triangles: relative error of a few ulps of the coordinates'
+//!   magnitude.
 //!
 //! # Method
 //!
@@ -68,7 +95,7 @@ use std::ops::Range;
 /// stale or foreign cache (from another pair of meshes) is harmless: it is only ever a candidate,
 /// re-checked exactly, and a failed check falls back to the full query. A miss leaves the cache
 /// empty: no single node pair proves that two concave meshes are apart, so the next query
-/// descends in full (on `meshmesh/torus80k/near-miss`, about 10 µs for two 80k-triangle tori).
+/// descends in full.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MeshMeshCache {
     witness: Witness,
@@ -116,7 +143,7 @@ pub enum MeshOverlap {
     /// A (a component of it) lies inside solid B, and no triangles intersect (unless the
     /// witness came from a cache: a vertex of A still inside B is reported without looking for
     /// crossing triangles). `depth` estimates the penetration: the distance from the tested
-    /// vertex of A to B's surface (see [`TriMesh::mesh_overlap`] for the frame).
+    /// vertex of A to B's surface (see the [module documentation](self)).
     AInsideB { depth: f32 },
     /// B (a component of it) lies inside solid A; otherwise as [`MeshOverlap::AInsideB`], from a
     /// vertex of B to A's surface.
@@ -139,17 +166,10 @@ pub struct MeshDistance {
 }
 
 impl TriMesh {
-    /// True if this mesh (A) and `other` (B), placed in A's space by `other_in_self` (B's mesh
-    /// space to A's), intersect: some triangles touch, or one lies inside the other where that
-    /// other is solid (see the [module documentation](self) for solids, surfaces and rounding).
-    ///
-    /// Stops at the first intersecting triangle pair found. With a `cache`, first re-checks the
-    /// last witness and stores the new one (cleared on a miss); the answer is the same with or
-    /// without a cache, only the witness of [`TriMesh::mesh_overlap`] may differ. A *bad map*
-    /// gives `false` (the cache is left as it was): a non-finite or singular `other_in_self`, or one
-    /// that carries B's coordinates beyond `f32` range (rounding bounds overflow).
-    /// Allocation-free.
-    pub fn intersects_mesh(
+    /// True if this mesh (A) and `other` (B), placed in A's mesh space by `other_in_self` (B's
+    /// mesh space to A's), overlap (see the [module documentation](self)); `false` for a bad map
+    /// (see [`Relative::new`]).
+    pub(crate) fn intersects_mesh(
         &self,
         other: &TriMesh,
         other_in_self: &Affine3A,
@@ -159,28 +179,9 @@ impl TriMesh {
         find_overlap(self, other, &rel, cache).is_some()
     }
 
-    /// How A and B overlap, or `None` if they do not; same rules, cache and bad-input answer as
-    /// [`TriMesh::intersects_mesh`].
-    ///
-    /// The containment depth is measured in A's mesh space: from the tested vertex to the closest
-    /// point of the containing surface found in that surface's own mesh space (mapped into A's).
-    /// It is the exact distance from that vertex to the surface when the relative map is a
-    /// similarity, otherwise an upper bound of it; either way it is an estimate of the
-    /// penetration, which would need the deepest vertex, not just one.
-    pub fn mesh_overlap(
-        &self,
-        other: &TriMesh,
-        other_in_self: &Affine3A,
-        cache: Option<&mut MeshMeshCache>,
-    ) -> Option<MeshOverlap> {
-        let rel = Relative::new(self, other, other_in_self)?;
-        overlap_in_frame(self, other, &rel, cache, &Affine3A::IDENTITY)
-    }
-
-    /// Appends every intersecting pair `(triangle of A, triangle of B)` (ids) to `out`, in no
-    /// particular order. Surfaces only: containment adds no pairs. Appends nothing for a bad
-    /// map (see [`TriMesh::intersects_mesh`]).
-    pub fn intersecting_triangles(
+    /// Appends every intersecting pair `(triangle of A, triangle of B)` (ids) to `out`, B placed
+    /// as for [`TriMesh::intersects_mesh`]; nothing for a bad map.
+    pub(crate) fn intersecting_triangles(
         &self,
         other: &TriMesh,
         other_in_self: &Affine3A,
@@ -192,27 +193,11 @@ impl TriMesh {
             true
         });
     }
-
-    /// The closest points of A's and B's surfaces, measured in A's mesh space, if they are at
-    /// most `max_distance` apart (`f32::INFINITY` for no limit); `None` otherwise, and for a
-    /// bad map (see [`TriMesh::intersects_mesh`]) or a NaN or negative `max_distance`.
-    ///
-    /// This is the distance between the surfaces: a mesh inside a solid other one is at a
-    /// positive distance from it although the solids overlap ([`TriMesh::mesh_overlap`] tells).
-    /// Computed in `f32` on the mapped triangles: relative error of a few ulps of the
-    /// coordinates' magnitude.
-    pub fn mesh_distance(
-        &self,
-        other: &TriMesh,
-        other_in_self: &Affine3A,
-        max_distance: f32,
-    ) -> Option<MeshDistance> {
-        Relative::new(self, other, other_in_self)?;
-        distance_in_frame(self, &Affine3A::IDENTITY, other, other_in_self, max_distance)
-    }
 }
 
-/// Overlap with the containment depth measured after mapping A's space by `frame`.
+/// How A and B overlap under `rel` (see the [module documentation](self)), or `None`; the
+/// containment depth is measured after mapping A's mesh space by `frame` (A's placement in the
+/// world).
 pub(crate) fn overlap_in_frame(
     a: &TriMesh,
     b: &TriMesh,
@@ -594,7 +579,8 @@ struct FrameBoxes {
 }
 
 /// Closest points of the surfaces of A (placed by `fa`) and B (placed by `fb`), measured in the
-/// common frame both maps lead to.
+/// common frame both maps lead to (see the [module documentation](self)); `None` if farther than
+/// `max_distance`, for a NaN or negative `max_distance` and for a non-finite map.
 ///
 /// Best-first by node pairs: a pair's key is the squared distance between the frame boxes of its
 /// two nodes (each node box mapped by its own map, Arvo), shrunk by a rounding allowance, so it
@@ -735,4 +721,35 @@ pub(crate) fn closest_triangle_triangle(p: &[Vec3; 3], q: &[Vec3; 3]) -> (f32, V
         return (0.0, best.1, best.1);
     }
     best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Non-finite and singular relative maps give the documented "no" answers, and leave a
+    /// cache as it was.
+    #[test]
+    fn bad_relative_maps_find_nothing() {
+        let a = TriMesh::new(
+            vec![Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::Z],
+            vec![[0, 2, 1], [0, 1, 3], [1, 2, 3], [2, 0, 3]],
+        )
+        .unwrap();
+        let nan = Affine3A::from_translation(Vec3::new(f32::NAN, 0.0, 0.0));
+        let inf = Affine3A::from_scale(Vec3::new(f32::INFINITY, 1.0, 1.0));
+        let flat = Affine3A::from_scale(Vec3::new(1.0, 1.0, 0.0));
+        let tiny = Affine3A::from_scale(Vec3::splat(1e-30));
+        for map in [nan, inf, flat, tiny] {
+            assert!(Relative::new(&a, &a, &map).is_none(), "{map:?}");
+            let mut cache = MeshMeshCache::new();
+            assert!(a.intersects_mesh(&a, &Affine3A::IDENTITY, Some(&mut cache)));
+            assert!(!a.intersects_mesh(&a, &map, Some(&mut cache)), "{map:?}");
+            assert!(cache.has_witness());
+            let mut pairs = Vec::new();
+            a.intersecting_triangles(&a, &map, &mut pairs);
+            assert!(pairs.is_empty());
+            assert_eq!(distance_in_frame(&a, &Affine3A::IDENTITY, &a, &nan, f32::INFINITY), None);
+        }
+    }
 }
