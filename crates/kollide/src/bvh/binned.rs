@@ -105,14 +105,14 @@ pub(super) fn pack_all(boxes: impl Iterator<Item = (u32, Vec3A, Vec3A)>) -> (Vec
 /// finite, else `0`: multiplying a center offset in `[0, extent]` by it gives a bin coordinate in
 /// `[0, bins)`.
 #[inline]
-pub(super) fn bin_scale(extent: Vec3A, bins: usize) -> Vec3A {
+fn bin_scale(extent: Vec3A, bins: usize) -> Vec3A {
     let scale = (Vec3A::splat(bins as f32 * (1.0 - 1e-6)) / extent).min(Vec3A::splat(f32::MAX));
     Vec3A::select(extent.cmpgt(Vec3A::ZERO) & extent.is_finite_mask(), scale, Vec3A::ZERO)
 }
 
 /// Per axis, the bin of the doubled center `c`, see [`bin_of`].
 #[inline]
-pub(super) fn bins_of(c: Vec3A, origin: Vec3A, scale: Vec3A, last: f32) -> [usize; 3] {
+fn bins_of(c: Vec3A, origin: Vec3A, scale: Vec3A, last: f32) -> [usize; 3] {
     let t = bin_coordinates((c - origin) * scale, Vec3A::splat(last));
     [bin_of(t.x), bin_of(t.y), bin_of(t.z)]
 }
@@ -147,7 +147,7 @@ impl BuildParams {
     ///
     /// In units of one primitive test: a leaf costs `n`, a split `traversal + cost / A_parent`
     /// (the probability of visiting a child being its area over the parent's).
-    pub(super) fn worth_splitting(self, n: usize, parent_area: f32, cost: f32) -> bool {
+    fn worth_splitting(self, n: usize, parent_area: f32, cost: f32) -> bool {
         if n > self.max_leaf {
             return true;
         }
@@ -164,7 +164,7 @@ impl BuildParams {
 
 /// Bins per axis for large ranges. Wald (2007) finds 16 bins within a few percent of the full
 /// SAH sweep.
-pub(super) const BIN_COUNT: usize = 16;
+const BIN_COUNT: usize = 16;
 
 /// The most bins per axis for ranges below [`MANY`] primitives (see [`bins_for`]).
 const FEW_BINS: usize = 8;
@@ -174,17 +174,17 @@ const MANY: usize = 64;
 
 /// Bins per axis for a range of `n` primitives: [`BIN_COUNT`] from [`MANY`] on. Below, where
 /// clearing and sweeping the bins costs as much as binning the primitives, half as many bins as
-/// primitives, from 4 to [`FEW_BINS`]: against [`FEW_BINS`] throughout, the build takes 7% fewer
-/// instructions and the tree's SAH cost grows by at most 0.12% (bunny and torus benchmarks).
-pub(super) fn bins_for(n: usize) -> usize {
+/// primitives, from 4 to [`FEW_BINS`]: against [`FEW_BINS`] throughout, the build does less work
+/// for a tree of about the same SAH cost (bunny and torus benchmarks).
+fn bins_for(n: usize) -> usize {
     if n >= MANY { BIN_COUNT } else { (n / 2).clamp(4, FEW_BINS) }
 }
 
 /// Ranges with at least this many primitives bin a sample of [`SAMPLES`] to `2 · SAMPLES` of
-/// them. Over the bunny and torus benchmarks the tree's SAH cost stays within 0.6% of binning
-/// samples eight times larger; samples of 128 cost 1.2% more on the bunny (node visits of rays
-/// 2% more) for a build 3.5% faster.
-pub(super) const SAMPLED: usize = 2 * SAMPLES;
+/// them. On the bunny and torus benchmarks, samples eight times larger barely lower the tree's
+/// SAH cost, while halving them raises it (and the node visits of rays) more than it shortens
+/// the build.
+const SAMPLED: usize = 2 * SAMPLES;
 
 /// See [`SAMPLED`].
 const SAMPLES: usize = 256;
@@ -272,8 +272,8 @@ impl Splitter {
         let bins = bins_for(n);
         // The bins divide the range's box, doubled like the centers (which it contains), rather
         // than the bounds of the centers themselves: those would cost one more pass over the
-        // records of every partition, and the tree's SAH cost changes by under 0.5% on the bunny
-        // and torus benchmarks.
+        // records of every partition, for a tree of about the same SAH cost (bunny and torus
+        // benchmarks).
         let (low, high) = (span.min * 2.0, span.max * 2.0);
         let scale = bin_scale(high - low, bins);
         // Large ranges choose their plane from an evenly strided sample (sampling the cost
@@ -334,8 +334,8 @@ impl Splitter {
                 axis_bins[b].add(p);
             }
         }
-        // Sweep all axes at once (SIMD lanes = axes):
-        // right to left for `A · N` of bins[i..], then left to right for the cost of each plane.
+        // Sweep all axes at once (SIMD lanes = axes): right to left for `A · N` of bins[i..],
+        // then left to right for the cost of each plane.
         let all_bins = &self.bins;
         let count_at = |i: usize| Vec3A::from_array(std::array::from_fn(|a| all_bins[a][i].count()));
         let grow = |lo: &mut [Vec3A; 3], hi: &mut [Vec3A; 3], i: usize| {

@@ -1,7 +1,7 @@
 //! SAH construction of the 4-wide BVH.
 //!
 //! Each primitive is a box; it goes entirely to the side of a split its box center falls on, so
-//! every primitive ends up in exactly one leaf (no duplication, seed 000). Splits minimise the
+//! every primitive ends up in exactly one leaf (none is duplicated). Splits minimise the
 //! surface area heuristic (MacDonald and Booth 1990), top-down:
 //!
 //! - Ranges are binned by box center ([`binned`](super::binned)): the candidate planes lie
@@ -12,8 +12,9 @@
 //!   applied by a partition in place ([`partition`](super::partition)) that also gathers the
 //!   children's boxes when sampled (otherwise the bins on each side give them). Down to the
 //!   smallest ranges the bins score about as well as the exact SAH sweep over every split
-//!   between neighbours, for fewer instructions.
-//! - Past [`SAH_DEPTH`](super::SAH_DEPTH) levels, ranges are split at the median, which bounds the depth.
+//!   between neighbours, for less work.
+//! - Past [`SAH_DEPTH`](super::SAH_DEPTH) levels, ranges are split at the median, which bounds
+//!   the depth.
 //!
 //! The wide nodes are assembled while splitting, as a binary-to-wide collapse would do it: a wide
 //! node starts from one binary split of its range and keeps splitting the child of largest
@@ -114,8 +115,8 @@ impl Bvh3 {
         Self::build_with(boxes, BvhSettings::default())
     }
 
-    /// [`Bvh3::build`] with explicit settings (`max_leaf_size` is clamped to `1..=MAX_LEAF_SIZE`, a negative
-    /// or NaN `traversal_cost` counts as zero).
+    /// [`Bvh3::build`] with explicit settings (`max_leaf_size` is clamped to
+    /// `1..=MAX_LEAF_SIZE`, a negative or NaN `traversal_cost` counts as zero).
     pub fn build_with(boxes: &[Aabb3], settings: BvhSettings) -> Bvh3 {
         let valid = boxes
             .iter()
@@ -152,9 +153,10 @@ impl Bvh3 {
     ///
     /// Binning a fraction of the records makes the build that much shorter where the groups are
     /// large. `settings` count groups, and `max_leaf_size` is clamped to
-    /// `1..=MAX_LEAF_SIZE / longest group` so that a leaf holds at most [`MAX_LEAF_SIZE`] ids; the tree's leaf ranges and [`Bvh3::leaf_order`] count
-    /// ids. The caller guarantees what [`Bvh3::build_from_boxes`] asks of the boxes, and `starts`
-    /// rising strictly from 0 by at most [`MAX_LEAF_SIZE`], one entry longer than `boxes`.
+    /// `1..=MAX_LEAF_SIZE / longest group` so that a leaf holds at most [`MAX_LEAF_SIZE`] ids;
+    /// the tree's leaf ranges and [`Bvh3::leaf_order`] count ids. The caller guarantees what
+    /// [`Bvh3::build_from_boxes`] asks of the boxes, and `starts` rising strictly from 0 by at
+    /// most [`MAX_LEAF_SIZE`], one entry longer than `boxes`.
     pub(crate) fn build_from_groups(
         boxes: impl Iterator<Item = (u32, Vec3A, Vec3A)>,
         starts: &[u32],

@@ -11,7 +11,8 @@ use std::ops::Range;
 ///
 /// `child[i]` encodes what the child is: `0` is an empty slot (the root, node 0, is nobody's
 /// child), a value below 2²⁸ is the index of an inner node, and otherwise the top four bits hold a
-/// primitive count `1..=15` and the low 28 bits the first primitive (in leaf order) of a leaf.
+/// primitive count `1..=MAX_LEAF_SIZE` and the low 28 bits the first primitive (in leaf order) of
+/// a leaf ([`Child::decode`]).
 /// Empty slots have the box `[+∞, +∞]`, which no finite query reaches.
 ///
 /// `order[octant]` lists the lanes from near to far for rays of that direction octant (bit `a` of
@@ -60,7 +61,7 @@ pub(super) fn inner_index(code: u32) -> Option<usize> {
 
 /// The leaf-order range of a leaf child's code, or `None` for an inner child or an empty slot.
 #[inline(always)]
-pub(crate) fn leaf_range(code: u32) -> Option<Range<u32>> {
+pub(super) fn leaf_range(code: u32) -> Option<Range<u32>> {
     let count = code >> LEAF_SHIFT;
     let first = code & INDEX_MASK;
     (count != 0).then_some(first..first + count)

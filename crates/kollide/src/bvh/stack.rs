@@ -7,12 +7,12 @@ use std::mem::MaybeUninit;
 /// pushes at most three siblings besides the child it descends into, plus the slots that
 /// [`TraversalStack::push_first`] (three) and [`TraversalStack::push_ordered_but_nearest`]
 /// (four) may write past the top.
-pub(crate) const STACK_SIZE: usize = 3 * MAX_DEPTH + 4;
+pub(super) const STACK_SIZE: usize = 3 * MAX_DEPTH + 4;
 
 /// Capacity for the descent of two trees together: each step pops one pair and pushes at most
 /// four, and a path opens at most [`MAX_DEPTH`] nodes of each tree, so at most `2 · MAX_DEPTH`
 /// steps each leave three more pairs than they took.
-pub(crate) const PAIR_STACK_SIZE: usize = 6 * MAX_DEPTH + 4;
+pub(super) const PAIR_STACK_SIZE: usize = 6 * MAX_DEPTH + 4;
 
 /// A stack of `N` slots on the call stack: node indices, children packed as
 /// `key bits << 32 | code`, or pairs of nodes.
@@ -21,19 +21,19 @@ pub(crate) const PAIR_STACK_SIZE: usize = 6 * MAX_DEPTH + 4;
 /// push first. The capacities above always suffice for the traversals they are named for; every
 /// push checks the bound anyway, and a violation is an internal bug that stops the program rather
 /// than corrupting memory.
-pub(crate) struct TraversalStack<T, const N: usize> {
+pub(super) struct TraversalStack<T, const N: usize> {
     items: [MaybeUninit<T>; N],
     len: usize,
 }
 
 impl<T: Copy, const N: usize> TraversalStack<T, N> {
     #[inline(always)]
-    pub(crate) fn new() -> Self {
+    pub(super) fn new() -> Self {
         Self { items: [const { MaybeUninit::uninit() }; N], len: 0 }
     }
 
     #[inline(always)]
-    pub(crate) fn push(&mut self, item: T) {
+    pub(super) fn push(&mut self, item: T) {
         self.items[self.len].write(item);
         self.len += 1;
     }
@@ -41,7 +41,7 @@ impl<T: Copy, const N: usize> TraversalStack<T, N> {
     /// Pushes `items[..count]` (`count <= 3`) without a branch on `count`: all three are written
     /// and the length grows by `count`, so the slots past it are overwritten later unread.
     #[inline(always)]
-    pub(crate) fn push_first(&mut self, items: [T; 3], count: usize) {
+    pub(super) fn push_first(&mut self, items: [T; 3], count: usize) {
         for (slot, item) in self.items[self.len..self.len + 3].iter_mut().zip(items) {
             slot.write(item);
         }
@@ -55,7 +55,7 @@ impl<T: Copy, const N: usize> TraversalStack<T, N> {
     /// the last one in `mask`. Returned in a register, the nearest code is at hand one
     /// store-to-load forwarding sooner than from the stack.
     #[inline(always)]
-    pub(crate) fn push_ordered_but_nearest(&mut self, codes: &[T; 4], order: u8, mask: u32) -> Option<T> {
+    pub(super) fn push_ordered_but_nearest(&mut self, codes: &[T; 4], order: u8, mask: u32) -> Option<T> {
         let slots = &mut self.items[self.len..self.len + 4];
         let mut count = 0;
         let mut nearest = codes[0];
@@ -71,7 +71,7 @@ impl<T: Copy, const N: usize> TraversalStack<T, N> {
     }
 
     #[inline(always)]
-    pub(crate) fn pop(&mut self) -> Option<T> {
+    pub(super) fn pop(&mut self) -> Option<T> {
         if self.len == 0 {
             return None;
         }

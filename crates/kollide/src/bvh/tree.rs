@@ -6,9 +6,10 @@ use crate::bounds::Aabb3;
 /// A bounding volume hierarchy over 3D boxes with four children per node.
 ///
 /// Built by binned SAH, each primitive in exactly one leaf of at most
-/// [`MAX_LEAF_SIZE`](super::MAX_LEAF_SIZE) primitives, four children per node. Primitives are identified by their index in the slice given to
-/// [`Bvh3::build`]; [`Bvh3::leaf_order`] lists them in the order leaves refer to, so a caller can
-/// store per-primitive data in leaf order and read a leaf as one contiguous run.
+/// [`MAX_LEAF_SIZE`](super::MAX_LEAF_SIZE) primitives. Primitives are identified by their index
+/// in the slice given to [`Bvh3::build`]; [`Bvh3::leaf_order`] lists them in the order leaves
+/// refer to, so a caller can store per-primitive data in leaf order and read a leaf as one
+/// contiguous run.
 #[derive(Clone, Debug, Default)]
 pub struct Bvh3 {
     pub(super) nodes: Vec<Node4>,

@@ -44,12 +44,11 @@ pub struct TopologyReport {
 /// Any input is accepted (out-of-range and repeated indices are counted, see the report's
 /// fields); an empty slice gives zero counts and `closed == false`.
 ///
-/// Cost: the edge adjacency of the in-range triangles ([`edge_neighbors`]: one sort of their
-/// `3 · triangles.len()` directed edges) and a union-find over the vertices ([`component_seeds`]);
-/// memory is linear in the number of triangles (when `vertex_count` is much larger than three
+/// Cost: the edge adjacency of the in-range triangles (one sort of their `3 · triangles.len()`
+/// directed edges) and a union-find over the vertices; memory is linear in the number of triangles (when `vertex_count` is much larger than three
 /// times the number of triangles, the used vertex indices are compacted first, so a huge
-/// `vertex_count` costs nothing). The first [`MAX_TRIANGLES`] in-range triangles are counted
-/// (more would not fit in memory beside their sorted edges).
+/// `vertex_count` costs nothing). The first 2³⁰ − 1 in-range triangles are counted (more would
+/// not fit in memory beside their sorted edges).
 pub fn topology(triangles: &[[u32; 3]], vertex_count: usize) -> TopologyReport {
     let in_range = |t: &&[u32; 3]| t.iter().all(|&i| (i as usize) < vertex_count);
     let mut kept: Vec<[u32; 3]> = triangles.iter().filter(in_range).take(MAX_TRIANGLES).copied().collect();
@@ -139,9 +138,9 @@ fn edge_key(a: u32, b: u32) -> u64 {
 }
 
 /// The most triangles an edge adjacency indexes: [`EdgeNeighbor`] packs a triangle index in 30
-/// bits. A [`TriMesh`](super::TriMesh) holds at most [`MAX_PRIMITIVES`](crate::bvh::MAX_PRIMITIVES),
-/// fewer.
-pub(crate) const MAX_TRIANGLES: usize = (1 << 30) - 1;
+/// bits. A [`TriMesh`](super::TriMesh) holds fewer
+/// ([`MAX_PRIMITIVES`](crate::bvh::MAX_PRIMITIVES)).
+const MAX_TRIANGLES: usize = (1 << 30) - 1;
 
 /// What lies across one edge of a triangle (from corner `i` to corner `i + 1`), packed in 32 bits:
 /// the triangle across and its index of the shared edge as `triangle << 2 | edge`, or a marker
@@ -186,7 +185,7 @@ impl EdgeNeighbor {
 
 /// Per triangle, per edge `i` (corner `i` to corner `i + 1`): what lies across, by vertex index
 /// (see [`EdgeKind`]). Edges are those of the non-degenerate triangles, matched whatever their
-/// direction. `triangles.len()` must be at most [`MAX_TRIANGLES`].
+/// direction. Only the first [`MAX_TRIANGLES`] triangles get an entry.
 ///
 /// One sort of the `3 · triangles.len()` directed edges by their undirected key; the triangles
 /// of one key are then adjacent.

@@ -51,13 +51,12 @@ impl std::error::Error for MeshError {}
 /// tests in the SAH.
 ///
 /// Incoherent rays and points spend most of their time waiting for nodes and triangles that are
-/// not in cache, so a smaller tree pays more than fewer triangle tests. On the 75k-triangle bunny,
-/// the default settings (leaves of at most 4, cost 1) give 21k nodes (2.7 MB) with leaves of 1.7
-/// triangles; these give 6.8k nodes (0.85 MB) with leaves of 5.5 triangles. A closest-hit ray
-/// then visits 8.1 nodes and tests 7.6 triangles instead of 9.1 and 2.6, a closest-point query
-/// visits 40 nodes instead of 67; measured with a simulated 1 MB cache, a ray misses it 5.6 times
-/// instead of 5.9 and a point query 18 times instead of 50. The build is also about 1.3x faster.
-/// Larger leaves (12 or 15 triangles) help points a little more and rays a little less.
+/// not in cache, so a smaller tree pays more than fewer triangle tests. Against the default
+/// settings (leaves of at most 4, cost 1), these give about a third as many nodes, with leaves
+/// about three times as large: a closest-hit ray visits a few fewer nodes and tests a few more
+/// triangles, a closest-point query visits far fewer nodes, and both miss a simulated cache less
+/// often; the build does less work too. Larger leaves (12 or 15 triangles) help points a little
+/// more and rays a little less.
 const MESH_BVH_SETTINGS: BvhSettings = BvhSettings { max_leaf_size: 8, traversal_cost: 4.0 };
 
 /// The longest run of triangles [`edge_strips`] groups.
@@ -72,10 +71,10 @@ const STRIP: usize = 4;
 /// triangles in a row, and often a row of quads in order; so do CAD tessellations (the fandisk
 /// of the tests). The triangles of a quad span nearly its whole box each, and the SAH tree over
 /// triangles keeps such neighbours in one leaf anyway; over runs it bins a quarter as many
-/// records. On the million-triangle torus (runs of two quads) the build takes 72-77 ms against
-/// 100-108 over pairs and 125-132 over triangles, for a SAH cost 2.5% higher than over triangles
-/// (7% on the 80k-triangle torus) and the same ray times. Meshes from scans and remeshing keep
-/// the tree over triangles: half of the bunny's triangles and 39% of the dragon's would be alone.
+/// records. On tori listed in runs of two quads, that build is clearly shorter than one over
+/// pairs or over single triangles, for a tree of slightly higher SAH cost and the same ray
+/// costs. Meshes from scans and remeshing keep the tree over triangles: half of the bunny's
+/// triangles and 39% of the dragon's would be alone.
 fn edge_strips(triangles: &[[u32; 3]]) -> Option<Vec<u32>> {
     let most_alone = triangles.len() / 4;
     let mut starts = Vec::with_capacity(triangles.len() / 2 + 2);
@@ -152,7 +151,8 @@ pub struct TriMesh {
 /// vertices.
 #[derive(Clone, Debug)]
 pub(crate) struct Solid {
-    /// Per leaf slot, per edge `i` (corner `i` to `i + 1`): the leaf slot of the triangle across it.
+    /// Per leaf slot, per edge `i` (corner `i` to `i + 1`): the leaf slot of the triangle across
+    /// it (from [`TriMesh::edge_neighbors`]).
     pub neighbors: Vec<[u32; 3]>,
     /// Per vertex: the angle-weighted sum of incident unit face normals (not normalized).
     pub vertex_normals: Vec<Vec3>,
@@ -457,13 +457,12 @@ unsafe impl bytemuck::Zeroable for Slot {}
 /// The triangles `leaf_order` lists, in that order.
 fn slots_of(vertices: &[Vec3], triangles: &[[u32; 3]], leaf_order: &[u32]) -> Vec<Slot> {
     /// How many slots ahead the index triple is requested: leaf order jumps around the triangle
-    /// array, and the misses on it would otherwise come one after another (bunny build 1-3%
-    /// faster).
+    /// array, and the misses on it would otherwise come one after another.
     const AHEAD: usize = 16;
     // The slots are written field by field in place: assembling each `Slot` as a value went
-    // through a stack temporary whose 16-byte reload missed store forwarding (builds 2-3% faster).
-    // The zeroed allocation comes zeroed from the system for large meshes, where filling it
-    // first cost 3% of the build of a million triangles.
+    // through a stack temporary whose 16-byte reload missed store forwarding. The zeroed
+    // allocation comes zeroed from the system for large meshes, where filling it first would
+    // cost one more pass over the memory.
     let mut slots: Vec<Slot> = bytemuck::zeroed_vec(leaf_order.len());
     for (k, (slot, &id)) in slots.iter_mut().zip(leaf_order).enumerate() {
         if let Some(t) = leaf_order.get(k + AHEAD).and_then(|&ahead| triangles.get(ahead as usize)) {

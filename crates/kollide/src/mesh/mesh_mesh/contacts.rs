@@ -44,6 +44,7 @@
 //! A mesh inside a solid one without crossing it gives one contact from the containment
 //! witness (see [`MeshContact`]).
 
+use super::distance::closest_triangle_triangle;
 use super::{Relative, Witness, containment, descend, inside};
 use crate::math::Ray3;
 use crate::mesh::topology::UnionFind;
@@ -294,7 +295,7 @@ fn meeting_points(p: &[Vec3; 3], q: &[Vec3; 3], out: &mut Vec<Vec3>) -> bool {
                 }
             }
             if out.is_empty() {
-                out.push(super::closest_triangle_triangle(p, q).1);
+                out.push(closest_triangle_triangle(p, q).1);
             }
         }
         None => {}
