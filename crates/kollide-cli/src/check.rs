@@ -3,6 +3,7 @@
 //! timings.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::Args;
@@ -10,7 +11,7 @@ use glam::{Affine3A, EulerRot, Mat3, Quat, Vec3};
 use indicatif::{ProgressBar, ProgressStyle};
 use kollide::field::{GridField, PointFieldStats, SpatialSignature, first_point_inside};
 use kollide::mesh::io::load;
-use kollide::mesh::{MeshMeshCache, MeshOverlap, TriMesh};
+use kollide::mesh::{MeshInstance, MeshMeshCache, MeshOverlap, TriMesh};
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
@@ -72,7 +73,12 @@ pub fn run(args: &CheckArgs) -> Result<(), String> {
         args.scale, args.shear, args.rotate, args.translate
     );
 
-    let (overlap, t) = timed(|| a.mesh_overlap(&b, &map, Some(&mut MeshMeshCache::new())));
+    // A placed at the identity, so that the world is A's frame.
+    let (a, b) = (Arc::new(a), Arc::new(b));
+    let place =
+        |mesh: &Arc<TriMesh>, map| MeshInstance::new(mesh.clone(), map).map_err(|e| format!("B: {e}"));
+    let (ia, ib) = (place(&a, Affine3A::IDENTITY)?, place(&b, map)?);
+    let (overlap, t) = timed(|| ia.mesh_overlap(&ib, Some(&mut MeshMeshCache::new())));
     match overlap {
         Some(MeshOverlap::Triangles { a: ta, b: tb }) => {
             println!(
@@ -91,21 +97,24 @@ pub fn run(args: &CheckArgs) -> Result<(), String> {
     if overlap.is_some() {
         if matches!(overlap, Some(MeshOverlap::Triangles { .. })) {
             let mut pairs = Vec::new();
-            let ((), t) = timed(|| a.intersecting_triangles(&b, &map, &mut pairs));
+            let ((), t) = timed(|| ia.intersecting_triangles(&ib, &mut pairs));
             println!("intersecting triangle pairs: {} ({})", pairs.len(), format_duration(t));
         }
         let mut contacts = Vec::new();
-        let (regions, t) = timed(|| a.mesh_contacts(&b, &map, &mut contacts));
+        let (regions, t) = timed(|| ia.mesh_contacts(&ib, &mut contacts));
         println!("contacts: {} in {regions} touching regions ({})", contacts.len(), format_duration(t));
         for c in contacts.iter().take(MAX_PRINTED_CONTACTS) {
-            println!("  region {}: point {}, normal {}, depth {}", c.region, c.point, c.normal, c.depth);
+            println!(
+                "  region {}: point {}, normal {}, separation {}",
+                c.region, c.point, c.normal, c.separation
+            );
         }
         if contacts.len() > MAX_PRINTED_CONTACTS {
             println!("  … and {} more", contacts.len() - MAX_PRINTED_CONTACTS);
         }
     } else {
         let limit = args.max_distance.unwrap_or_else(|| a.bounds().size().max_element());
-        let (distance, t) = timed(|| a.mesh_distance(&b, &map, limit));
+        let (distance, t) = timed(|| ia.mesh_distance(&ib, limit));
         match distance {
             Some(d) => println!(
                 "distance: {} between {} on A (triangle {}) and {} on B (triangle {}) ({})",

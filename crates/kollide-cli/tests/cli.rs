@@ -115,7 +115,7 @@ fn quick_demo_runs_the_solids_scene() {
         assert!(hits > 0 && hits < tests, "{api}: {hits} hits of {tests}");
     }
     // Both mesh-vs-mesh rows (cold, then cached a frame later) answer for the same 32 pairs.
-    let rows: Vec<&str> = scene.lines().filter(|l| l.contains("TriMesh::intersects_mesh")).collect();
+    let rows: Vec<&str> = scene.lines().filter(|l| l.contains("MeshInstance::intersects_mesh")).collect();
     assert_eq!(rows.len(), 2, "{scene}");
     assert!(scene.contains("balls cover asteroid B's surface"), "{scene}");
 }

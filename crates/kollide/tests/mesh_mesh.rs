@@ -1,6 +1,9 @@
-//! Mesh against mesh under random affine maps (rotation, non-uniform scale, shear, reflection)
-//! against brute force over all triangle pairs: overlap with solid semantics (containment
-//! included), all intersecting pairs, distance; the pair cache; placed instances; bad input.
+//! Mesh against mesh (placed instances) under random affine maps (rotation, non-uniform scale,
+//! shear, reflection) against brute force over all triangle pairs: overlap with solid semantics
+//! (containment included), all intersecting pairs, distance, contacts; the pair cache; bad input.
+//!
+//! Most cases place A at the identity and B by a map, so that the world is A's mesh space and
+//! the reference maps B's triangles exactly as the query does.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -18,13 +21,18 @@ fn asset(name: &str) -> MeshData {
     load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-fn mesh(data: MeshData) -> TriMesh {
-    TriMesh::new(data.vertices, data.triangles).unwrap()
+fn mesh(data: MeshData) -> Arc<TriMesh> {
+    Arc::new(TriMesh::new(data.vertices, data.triangles).unwrap())
+}
+
+/// A at the identity and B placed by `map`.
+fn placed(a: &Arc<TriMesh>, b: &Arc<TriMesh>, map: &Affine3A) -> (MeshInstance, MeshInstance) {
+    (MeshInstance::new(a.clone(), Affine3A::IDENTITY).unwrap(), MeshInstance::new(b.clone(), *map).unwrap())
 }
 
 /// An icosphere with zero-area triangles added: a point (one index three times), a segment
 /// (a repeated index) and a sliver through a new vertex on an edge.
-fn degenerate_sphere() -> TriMesh {
+fn degenerate_sphere() -> Arc<TriMesh> {
     let mut data = shapes::icosphere(1);
     let [a, b, _] = data.triangles[0];
     let mid = (data.vertices[a as usize] + data.vertices[b as usize]) * 0.5;
@@ -35,7 +43,7 @@ fn degenerate_sphere() -> TriMesh {
 }
 
 /// Meshes of at most 5k triangles: (name, mesh, how often it is drawn).
-fn meshes() -> Vec<(&'static str, TriMesh, u32)> {
+fn meshes() -> Vec<(&'static str, Arc<TriMesh>, u32)> {
     vec![
         ("torus576", mesh(shapes::torus(1.0, 0.35, 24, 12)), 4),
         ("icosphere320", mesh(shapes::icosphere(2)), 4),
@@ -50,8 +58,8 @@ fn meshes() -> Vec<(&'static str, TriMesh, u32)> {
 
 fn pick<'m>(
     rng: &mut TestRng,
-    meshes: &'m [(&'static str, TriMesh, u32)],
-) -> &'m (&'static str, TriMesh, u32) {
+    meshes: &'m [(&'static str, Arc<TriMesh>, u32)],
+) -> &'m (&'static str, Arc<TriMesh>, u32) {
     let total: u32 = meshes.iter().map(|m| m.2).sum();
     let mut r = rng.random_range(0..total);
     for m in meshes {
@@ -64,7 +72,7 @@ fn pick<'m>(
 }
 
 /// The unit cube `[0, 1]³`, closed.
-fn cube() -> TriMesh {
+fn cube() -> Arc<TriMesh> {
     let v: Vec<Vec3> =
         (0..8).map(|i| Vec3::new((i & 1) as f32, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32)).collect();
     let t = vec![
@@ -81,7 +89,7 @@ fn cube() -> TriMesh {
         [1, 3, 7],
         [1, 7, 5],
     ];
-    TriMesh::new(v, t).unwrap()
+    Arc::new(TriMesh::new(v, t).unwrap())
 }
 
 fn reference(mesh: &TriMesh) -> RefMesh<'_> {
@@ -142,9 +150,10 @@ fn overlap_equals_brute_force_under_random_affine_maps() {
         let (name_b, b, _) = pick(&mut rng, &meshes);
         let map = random_pose(&mut rng, a, b);
         let expected = brute::overlap(&reference(a), &reference(b), &map);
-        let overlap = a.mesh_overlap(b, &map, None);
+        let (ia, ib) = placed(a, b, &map);
+        let overlap = ia.mesh_overlap(&ib, None);
         assert_eq!(kind(overlap), expected, "case {case}: {name_a} vs {name_b}, {map:?}");
-        assert_eq!(a.intersects_mesh(b, &map, None), expected != RefOverlap::Disjoint, "case {case}");
+        assert_eq!(ia.intersects_mesh(&ib, None), expected != RefOverlap::Disjoint, "case {case}");
         if let Some(MeshOverlap::Triangles { a: ta, b: tb }) = overlap {
             let tb = b.triangle(tb).unwrap().map(|p| map.transform_point3(p));
             assert!(kollide::primitive::test_triangle_triangle(&a.triangle(ta).unwrap(), &tb), "case {case}");
@@ -166,7 +175,7 @@ fn overlap_far_from_the_origin_equals_brute_force() {
     let offset = Vec3::new(5000.0, -4000.0, 3000.0);
     let shifted = |data: MeshData| {
         let vertices = data.vertices.iter().map(|&v| v * 10.0 + offset).collect();
-        TriMesh::new(vertices, data.triangles).unwrap()
+        Arc::new(TriMesh::new(vertices, data.triangles).unwrap())
     };
     let meshes = [
         shifted(shapes::torus(1.0, 0.35, 24, 12)),
@@ -180,7 +189,8 @@ fn overlap_far_from_the_origin_equals_brute_force() {
         let b = &meshes[rng.random_range(0..meshes.len())];
         let map = random_pose(&mut rng, a, b);
         let expected = brute::overlap(&reference(a), &reference(b), &map);
-        assert_eq!(kind(a.mesh_overlap(b, &map, None)), expected, "case {case}");
+        let (ia, ib) = placed(a, b, &map);
+        assert_eq!(kind(ia.mesh_overlap(&ib, None)), expected, "case {case}");
         hits += usize::from(expected != RefOverlap::Disjoint);
     }
     assert!(hits > 100, "{hits}");
@@ -198,10 +208,12 @@ fn exactly_touching_cubes() {
             RefOverlap::Disjoint,
             "{map:?}"
         );
-        assert!(cube.intersects_mesh(&cube, &map, None), "{map:?}");
+        let (ia, ib) = placed(&cube, &cube, &map);
+        assert!(ia.intersects_mesh(&ib, None), "{map:?}");
         let apart = Affine3A::from_translation(gap * 1e-6) * map;
         assert_eq!(brute::overlap(&reference(&cube), &reference(&cube), &apart), RefOverlap::Disjoint);
-        assert!(!cube.intersects_mesh(&cube, &apart, None), "{apart:?}");
+        let (ia, ib) = placed(&cube, &cube, &apart);
+        assert!(!ia.intersects_mesh(&ib, None), "{apart:?}");
     };
     for perm in [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]] {
         for signs in 0..8 {
@@ -241,7 +253,8 @@ fn intersecting_triangles_equal_brute_force() {
         let expected =
             brute::intersecting_pairs(&reference(a).mapped(&Affine3A::IDENTITY), &reference(b).mapped(&map));
         pairs.clear();
-        a.intersecting_triangles(b, &map, &mut pairs);
+        let (ia, ib) = placed(a, b, &map);
+        ia.intersecting_triangles(&ib, &mut pairs);
         pairs.sort_unstable();
         assert_eq!(pairs, expected, "case {case}");
         nonempty += usize::from(!pairs.is_empty());
@@ -276,7 +289,8 @@ fn distance_equals_brute_force() {
         let reach = a.bounds().max.abs().max(a.bounds().min.abs()).max_element()
             + map.translation.abs().max_element();
         let tolerance = 1e-5 * reach + 1e-4 * expected;
-        let found = a.mesh_distance(b, &map, f32::INFINITY).unwrap();
+        let (ia, ib) = placed(a, b, &map);
+        let found = ia.mesh_distance(&ib, f32::INFINITY).unwrap();
         assert!(
             (found.distance - expected).abs() <= tolerance,
             "case {case}: {} vs {expected}",
@@ -290,9 +304,9 @@ fn distance_equals_brute_force() {
         assert!((found.point_a.distance(found.point_b) - found.distance).abs() <= tolerance, "case {case}");
         // The limit.
         if expected > 2.0 * tolerance {
-            assert_eq!(a.mesh_distance(b, &map, 0.5 * expected), None, "case {case}");
+            assert_eq!(ia.mesh_distance(&ib, 0.5 * expected), None, "case {case}");
         }
-        assert!(a.mesh_distance(b, &map, expected + tolerance).is_some(), "case {case}");
+        assert!(ia.mesh_distance(&ib, expected + tolerance).is_some(), "case {case}");
         touching += usize::from(expected == 0.0);
     }
     assert!((30..220).contains(&touching), "{touching}");
@@ -316,19 +330,20 @@ fn cached_queries_answer_as_cold_ones() {
             let turn = glam::Quat::from_axis_angle(random::unit3(&mut rng), rng.random_range(-0.02..0.02));
             map =
                 Affine3A::from_translation(random::point3(&mut rng, step)) * Affine3A::from_quat(turn) * map;
-            let cold = a.intersects_mesh(b, &map, None);
+            let (ia, ib) = placed(a, b, &map);
+            let cold = ia.intersects_mesh(&ib, None);
             let had = cache.has_witness();
-            let warm = a.intersects_mesh(b, &map, Some(&mut cache));
+            let warm = ia.intersects_mesh(&ib, Some(&mut cache));
             assert_eq!(warm, cold, "walk {walk} step {i}");
             assert_eq!(cache.has_witness(), cold, "walk {walk} step {i}");
             reused += usize::from(had && warm);
-            assert_eq!(a.mesh_overlap(b, &map, Some(&mut foreign)).is_some(), cold, "walk {walk} step {i}");
+            assert_eq!(ia.mesh_overlap(&ib, Some(&mut foreign)).is_some(), cold, "walk {walk} step {i}");
         }
     }
     assert!(reused > 200, "{reused}");
     let mut cache = MeshMeshCache::new();
-    let (a, b) = (&meshes[0].1, &meshes[1].1);
-    assert!(a.intersects_mesh(b, &Affine3A::IDENTITY, Some(&mut cache)) && cache.has_witness());
+    let (ia, ib) = placed(&meshes[0].1, &meshes[1].1, &Affine3A::IDENTITY);
+    assert!(ia.intersects_mesh(&ib, Some(&mut cache)) && cache.has_witness());
     cache.clear();
     assert!(!cache.has_witness());
 }
@@ -344,10 +359,8 @@ fn instances_equal_brute_force_in_world_space() {
         let (_, b, _) = pick(&mut rng, &meshes);
         let rel = random_pose(&mut rng, a, b);
         let wa = random::affine3(&mut rng, 3.0);
-        let (ia, ib) = (
-            MeshInstance::new(Arc::new(a.clone()), wa).unwrap(),
-            MeshInstance::new(Arc::new(b.clone()), wa * rel).unwrap(),
-        );
+        let (ia, ib) =
+            (MeshInstance::new(a.clone(), wa).unwrap(), MeshInstance::new(b.clone(), wa * rel).unwrap());
         let (ra, rb) = (reference(a), reference(b));
         let world_a: Vec<Vec3> = a.vertices().iter().map(|&p| wa.transform_point3(p)).collect();
         let world = brute::overlap(
@@ -379,23 +392,22 @@ fn instances_equal_brute_force_in_world_space() {
 }
 
 /// Containment depth: a small ball at the centre of a large one is inside it at the distance
-/// from its surface vertex to the large sphere (about R - r), in A's frame and for instances in
-/// world space.
+/// from its surface vertex to the large sphere (about R - r), measured in the world.
 #[test]
 fn containment_depth() {
     let ball = mesh(shapes::icosphere(3));
     let small = Affine3A::from_scale(Vec3::splat(0.25));
-    match ball.mesh_overlap(&ball, &small, None) {
+    let (ia, ib) = placed(&ball, &ball, &small);
+    match ia.mesh_overlap(&ib, None) {
         Some(MeshOverlap::BInsideA { depth }) => assert!((depth - 0.75).abs() < 0.02, "{depth}"),
         other => panic!("{other:?}"),
     }
-    let large = Affine3A::from_scale(Vec3::splat(4.0));
-    match ball.mesh_overlap(&ball, &large, None) {
+    let (ia, ib) = placed(&ball, &ball, &Affine3A::from_scale(Vec3::splat(4.0)));
+    match ia.mesh_overlap(&ib, None) {
         Some(MeshOverlap::AInsideB { depth }) => assert!((depth - 3.0).abs() < 0.05, "{depth}"),
         other => panic!("{other:?}"),
     }
     // World scale 2 doubles the depth.
-    let ball = Arc::new(ball);
     let ia = MeshInstance::new(ball.clone(), Affine3A::from_scale(Vec3::splat(2.0))).unwrap();
     let ib = MeshInstance::new(ball.clone(), Affine3A::from_scale(Vec3::splat(0.5))).unwrap();
     match ia.mesh_overlap(&ib, None) {
@@ -405,15 +417,15 @@ fn containment_depth() {
     // A surface (open mesh) contains nothing: a small grid inside the ball intersects it, a
     // small ball beside the grid does not, although inside the grid's box.
     let grid = mesh(shapes::grid(4));
-    assert!(matches!(ball.mesh_overlap(&grid, &small, None), Some(MeshOverlap::BInsideA { .. })));
-    assert_eq!(
-        grid.mesh_overlap(&ball, &(Affine3A::from_translation(Vec3::new(0.0, 0.0, 0.5)) * small), None),
-        None
-    );
+    let (ia, ib) = placed(&ball, &grid, &small);
+    assert!(matches!(ia.mesh_overlap(&ib, None), Some(MeshOverlap::BInsideA { .. })));
+    let (ia, ib) = placed(&grid, &ball, &(Affine3A::from_translation(Vec3::new(0.0, 0.0, 0.5)) * small));
+    assert_eq!(ia.mesh_overlap(&ib, None), None);
 }
 
-/// Bad input: no empty mesh can be built; non-finite and singular maps give the documented
-/// "no" answers; NaN or negative distance limits give `None`; instances refuse bad maps.
+/// Bad input: no empty mesh can be built; instances refuse non-finite and singular maps;
+/// placements whose relative map leaves `f32` range give the documented "no" answers; NaN or
+/// negative distance limits give `None`.
 #[test]
 fn bad_input() {
     assert_eq!(TriMesh::new(Vec::new(), Vec::new()).unwrap_err(), MeshError::NoTriangles);
@@ -423,28 +435,36 @@ fn bad_input() {
     let flat = Affine3A::from_scale(Vec3::new(1.0, 1.0, 0.0));
     let tiny = Affine3A::from_scale(Vec3::splat(1e-30));
     for map in [nan, inf, flat, tiny] {
-        let mut cache = MeshMeshCache::new();
-        assert!(a.intersects_mesh(&a, &Affine3A::IDENTITY, Some(&mut cache)));
-        assert!(!a.intersects_mesh(&a, &map, Some(&mut cache)), "{map:?}");
-        assert_eq!(a.mesh_overlap(&a, &map, None), None);
-        let mut pairs = Vec::new();
-        a.intersecting_triangles(&a, &map, &mut pairs);
-        assert!(pairs.is_empty());
-        assert_eq!(a.mesh_distance(&a, &map, f32::INFINITY), None);
+        assert!(MeshInstance::new(a.clone(), map).is_err(), "{map:?}");
     }
+    // Each placement is finite, but B seen from A lies beyond `f32` range.
+    let far =
+        |x: f32| MeshInstance::new(a.clone(), Affine3A::from_translation(Vec3::new(x, 0.0, 0.0))).unwrap();
+    let (ia, ib) = (far(-3e38), far(3e38));
+    let mut cache = MeshMeshCache::new();
+    let (ia0, ia1) = placed(&a, &a, &Affine3A::IDENTITY);
+    assert!(ia0.intersects_mesh(&ia1, Some(&mut cache)) && cache.has_witness());
+    assert!(!ia.intersects_mesh(&ib, Some(&mut cache)));
+    assert!(cache.has_witness(), "a bad map leaves the cache as it was");
+    assert_eq!(ia.mesh_overlap(&ib, None), None);
+    let mut pairs = Vec::new();
+    ia.intersecting_triangles(&ib, &mut pairs);
+    assert!(pairs.is_empty());
+    let mut contacts = Vec::new();
+    assert_eq!(ia.mesh_contacts(&ib, &mut contacts), 0);
+    assert!(contacts.is_empty());
+    let (ia, ib) = placed(&a, &a, &Affine3A::from_translation(Vec3::X * 3.0));
     for max in [f32::NAN, -1.0] {
-        assert_eq!(a.mesh_distance(&a, &Affine3A::from_translation(Vec3::X * 3.0), max), None);
+        assert_eq!(ia.mesh_distance(&ib, max), None);
     }
     // Touching exactly (a shared face): distance zero, overlapping; a hair apart: disjoint.
     let cube = cube();
     assert!(cube.is_solid());
-    let face = Affine3A::from_translation(Vec3::X);
-    assert!(cube.intersects_mesh(&cube, &face, None));
-    assert_eq!(cube.mesh_distance(&cube, &face, 0.0).unwrap().distance, 0.0);
-    assert!(!cube.intersects_mesh(&cube, &Affine3A::from_translation(Vec3::X * 1.0001), None));
-    for bad in [nan, flat] {
-        assert!(MeshInstance::new(Arc::new(cube.clone()), bad).is_err());
-    }
+    let (ia, ib) = placed(&cube, &cube, &Affine3A::from_translation(Vec3::X));
+    assert!(ia.intersects_mesh(&ib, None));
+    assert_eq!(ia.mesh_distance(&ib, 0.0).unwrap().distance, 0.0);
+    let (ia, ib) = placed(&cube, &cube, &Affine3A::from_translation(Vec3::X * 1.0001));
+    assert!(!ia.intersects_mesh(&ib, None));
 }
 
 /// Distance from `p` to the surface of `mesh` placed by `map` (brute force).
@@ -452,8 +472,15 @@ fn surface_distance(mesh: &TriMesh, map: &Affine3A, p: Vec3) -> f32 {
     kollide_testkit::reference_mesh::distance(&reference(mesh).mapped(map), p)
 }
 
-/// Checks one region of a manifold against a known normal and depth, with every point on both
-/// surfaces.
+/// The contacts of A at the identity and B placed by `map`, appended to `out`; the number of
+/// regions.
+fn contacts(a: &Arc<TriMesh>, b: &Arc<TriMesh>, map: &Affine3A, out: &mut Vec<MeshContact>) -> usize {
+    let (ia, ib) = placed(a, b, map);
+    ia.mesh_contacts(&ib, out)
+}
+
+/// Checks one region of a manifold against a known normal and penetration depth (the
+/// separation's opposite), with every point on both surfaces.
 fn check_region(
     contacts: &[MeshContact],
     a: (&TriMesh, &Affine3A),
@@ -464,14 +491,14 @@ fn check_region(
     assert!((1..=4).contains(&contacts.len()), "{contacts:?}");
     for c in contacts {
         assert!(c.normal.dot(normal) > 0.995, "{c:?} vs {normal}");
-        assert!((c.depth - depth).abs() < 0.02 * (1.0 + depth), "{c:?} vs {depth}");
+        assert!((c.separation + depth).abs() < 0.02 * (1.0 + depth), "{c:?} vs {depth}");
         assert!(surface_distance(a.0, a.1, c.point) < 1e-4, "{c:?}");
         assert!(surface_distance(b.0, b.1, c.point) < 1e-4, "{c:?}");
     }
 }
 
-/// Balls and boxes with known contacts: the normal points from A to B, the depth is the
-/// penetration (the sum of the caps' heights for two balls), the points lie on both surfaces.
+/// Balls and boxes with known contacts: the normal points from A to B, the separation is minus
+/// the penetration (the sum of the caps' heights for two balls), the points lie on both surfaces.
 #[test]
 fn contacts_of_known_shapes() {
     let ball = mesh(shapes::icosphere(4));
@@ -479,7 +506,7 @@ fn contacts_of_known_shapes() {
     let mut out = Vec::new();
     // Two unit balls 1.8 apart: penetration 0.2 along +x.
     let beside = Affine3A::from_translation(Vec3::new(1.8, 0.0, 0.0));
-    assert_eq!(ball.mesh_contacts(&ball, &beside, &mut out), 1);
+    assert_eq!(contacts(&ball, &ball, &beside, &mut out), 1);
     check_region(&out, (&ball, &id), (&ball, &beside), Vec3::X, 0.2);
     // A box of side 2 under a ball: the ball dips 0.2 into the top face, 0.1 in the unit cube's
     // own space.
@@ -488,11 +515,11 @@ fn contacts_of_known_shapes() {
     let cube = cube();
     let above = Affine3A::from_translation(Vec3::new(0.3, -0.2, 1.8));
     out.clear();
-    assert_eq!(cube.mesh_contacts(&ball, &(block.inverse() * above), &mut out), 1);
+    assert_eq!(contacts(&cube, &ball, &(block.inverse() * above), &mut out), 1);
     check_region(&out, (&cube, &id), (&ball, &(block.inverse() * above)), Vec3::Z, 0.1);
     // The same from the ball: the normal turns around.
     out.clear();
-    assert_eq!(ball.mesh_contacts(&cube, &(above.inverse() * block), &mut out), 1);
+    assert_eq!(contacts(&ball, &cube, &(above.inverse() * block), &mut out), 1);
     check_region(&out, (&ball, &id), (&cube, &(above.inverse() * block)), -Vec3::Z, 0.2);
     // A narrow box standing 0.02 deep on the middle of a wide one: four points at the corners
     // of its foot, normal +z, depth 0.02.
@@ -502,7 +529,7 @@ fn contacts_of_known_shapes() {
         Vec3::new(0.25, 0.25, 0.98),
     );
     out.clear();
-    assert_eq!(cube.mesh_contacts(&cube, &standing, &mut out), 1);
+    assert_eq!(contacts(&cube, &cube, &standing, &mut out), 1);
     check_region(&out, (&cube, &id), (&cube, &standing), Vec3::Z, 0.02);
     assert_eq!(out.len(), 4);
     // Shifted over the edge: the normal is the common volume's gradient, which leans a little
@@ -510,23 +537,22 @@ fn contacts_of_known_shapes() {
     // (the deepest corners' ray distances to the other surface).
     let shifted = Affine3A::from_translation(Vec3::new(0.25, 0.5, 0.98));
     out.clear();
-    assert_eq!(cube.mesh_contacts(&cube, &shifted, &mut out), 1);
-    assert!(out.iter().all(|c| c.normal.z > 0.995 && (c.depth - 0.02).abs() < 0.002), "{out:?}");
+    assert_eq!(contacts(&cube, &cube, &shifted, &mut out), 1);
+    assert!(out.iter().all(|c| c.normal.z > 0.995 && (c.separation + 0.02).abs() < 0.002), "{out:?}");
     // Resting exactly on the top face (coplanar touching): normal +z, depth 0, the corners of
     // the common face area.
     let resting = Affine3A::from_translation(Vec3::new(0.25, 0.5, 1.0));
     out.clear();
-    assert_eq!(cube.mesh_contacts(&cube, &resting, &mut out), 1);
+    assert_eq!(contacts(&cube, &cube, &resting, &mut out), 1);
     check_region(&out, (&cube, &id), (&cube, &resting), Vec3::Z, 0.0);
     assert_eq!(out.len(), 4);
-    // Placed instances measure in the world: both scaled by 3, depth 0.6.
-    let ball = Arc::new(ball);
+    // Placed instances measure in the world: both scaled by 3, penetration 0.6.
     let ia = MeshInstance::new(ball.clone(), Affine3A::from_scale(Vec3::splat(3.0))).unwrap();
     let ib = MeshInstance::new(ball.clone(), Affine3A::from_scale(Vec3::splat(3.0)) * beside).unwrap();
     out.clear();
     assert_eq!(ia.mesh_contacts(&ib, &mut out), 1);
     check_region(&out, (&ball, ia.to_world()), (&ball, ib.to_world()), Vec3::X, 0.6);
-    // Random pairs of balls: depth r1 + r2 - d along the line of centres, in the world.
+    // Random pairs of balls: penetration r1 + r2 - d along the line of centres, in the world.
     let mut rng = random::rng(47);
     for case in 0..60 {
         let (r1, r2): (f32, f32) = (rng.random_range(0.5..2.0), rng.random_range(0.5..2.0));
@@ -544,13 +570,14 @@ fn contacts_of_known_shapes() {
         let tolerance = 0.005 * r1.max(r2);
         for c in &out {
             assert!(c.normal.dot((c2 - c1).normalize()) > 0.999, "case {case}: {c:?}");
-            assert!((c.depth - overlap).abs() < tolerance, "case {case}: {} vs {overlap}", c.depth);
+            assert!((c.separation + overlap).abs() < tolerance, "case {case}: {} vs {overlap}", c.separation);
         }
     }
     // Containment: one contact from the contained vertex toward the containing surface.
     out.clear();
     assert_eq!(
-        ball.mesh_contacts(
+        contacts(
+            &ball,
             &ball,
             &(Affine3A::from_translation(Vec3::X * 0.5) * Affine3A::from_scale(Vec3::splat(0.25))),
             &mut out
@@ -558,16 +585,16 @@ fn contacts_of_known_shapes() {
         1
     );
     assert_eq!(out.len(), 1);
-    assert!(out[0].depth > 0.2 && out[0].depth < 0.8, "{:?}", out[0]);
+    assert!(out[0].separation < -0.2 && out[0].separation > -0.8, "{:?}", out[0]);
     // Apart: nothing.
     out.clear();
-    assert_eq!(ball.mesh_contacts(&ball, &Affine3A::from_translation(Vec3::X * 2.01), &mut out), 0);
+    assert_eq!(contacts(&ball, &ball, &Affine3A::from_translation(Vec3::X * 2.01), &mut out), 0);
     assert!(out.is_empty());
 }
 
 /// Under random affine maps: contacts exist exactly when the meshes intersect, at most four per
 /// region, every crossing point on both surfaces (also for placed instances), unit normals,
-/// finite depths; for two convex bodies (ellipsoids) meeting in one loop with centres at least 1
+/// finite separations `<= 0`; for two convex bodies (ellipsoids) meeting in one loop with centres at least 1
 /// apart, the normal points from A's centre toward B's.
 #[test]
 fn contacts_lie_on_both_surfaces_under_random_maps() {
@@ -580,8 +607,9 @@ fn contacts_lie_on_both_surfaces_under_random_maps() {
         let (_, b, _) = pick(&mut rng, &meshes);
         let map = random_pose(&mut rng, a, b);
         out.clear();
-        let regions = a.mesh_contacts(b, &map, &mut out);
-        let overlap = a.mesh_overlap(b, &map, None);
+        let regions = contacts(a, b, &map, &mut out);
+        let (ia, ib) = placed(a, b, &map);
+        let overlap = ia.mesh_overlap(&ib, None);
         assert_eq!(regions > 0, overlap.is_some(), "case {case}");
         let tolerance = 1e-4
             * size(a).max(
@@ -595,7 +623,7 @@ fn contacts_lie_on_both_surfaces_under_random_maps() {
             brute::crossing_segments(&reference(a).mapped(&Affine3A::IDENTITY), &reference(b).mapped(&map));
         for c in &out {
             assert!(
-                (c.normal.length() - 1.0).abs() < 1e-4 && c.depth.is_finite() && c.depth >= 0.0,
+                (c.normal.length() - 1.0).abs() < 1e-4 && c.separation.is_finite() && c.separation <= 0.0,
                 "case {case}: {c:?}"
             );
             if matches!(overlap, Some(MeshOverlap::Triangles { .. })) {
@@ -621,8 +649,8 @@ fn contacts_lie_on_both_surfaces_under_random_maps() {
         let (_, b, _) = pick(&mut rng, &meshes);
         let rel = random_pose(&mut rng, a, b);
         let wa = random::affine3(&mut rng, 3.0);
-        let ia = MeshInstance::new(Arc::new(a.clone()), wa).unwrap();
-        let ib = MeshInstance::new(Arc::new(b.clone()), wa * rel).unwrap();
+        let ia = MeshInstance::new(a.clone(), wa).unwrap();
+        let ib = MeshInstance::new(b.clone(), wa * rel).unwrap();
         out.clear();
         let regions = ia.mesh_contacts(&ib, &mut out);
         if !matches!(ia.mesh_overlap(&ib, None), Some(MeshOverlap::Triangles { .. })) {
@@ -632,7 +660,7 @@ fn contacts_lie_on_both_surfaces_under_random_maps() {
         let scale = ia.bounds().size().max_element().max(ib.bounds().size().max_element());
         for c in &out {
             assert!(
-                (c.normal.length() - 1.0).abs() < 1e-4 && c.depth.is_finite() && c.depth >= 0.0,
+                (c.normal.length() - 1.0).abs() < 1e-4 && c.separation.is_finite() && c.separation <= 0.0,
                 "case {case}"
             );
             assert!(surface_distance(a, &wa, c.point) <= 1e-4 * scale, "case {case}: {c:?}");
@@ -646,7 +674,7 @@ fn contacts_lie_on_both_surfaces_under_random_maps() {
         let map = random_map(&mut rng, &ball, 0.5..1.5, Vec3::ZERO, 1.5);
         out.clear();
         // Two loops (a long ellipsoid through another) are two regions; one loop is one.
-        if ball.mesh_contacts(&ball, &map, &mut out) != 1 {
+        if contacts(&ball, &ball, &map, &mut out) != 1 {
             continue;
         }
         let toward_b = Vec3::from(map.translation);

@@ -2,9 +2,10 @@
 //! placements.
 //!
 //! Both libraries build their meshes from the same vertices and indices. parry takes rigid poses
-//! only, so every row against parry uses rigid relative poses (a rotation and a translation,
-//! given to kollide as the same `Affine3A`); affine placements are measured against kollide
-//! itself (`meshmesh/scaled-instance`). parry treats meshes as surfaces while kollide treats
+//! only, so every row against parry uses rigid relative poses (a rotation and a translation):
+//! kollide places A at the identity and B by the same `Affine3A` (two `MeshInstance`s; each query
+//! forms the relative map once), parry takes B's pose in A. Affine placements are measured
+//! against kollide itself (`meshmesh/scaled-instance`). parry treats meshes as surfaces while kollide treats
 //! closed meshes as solids, so poses where one mesh lies inside the other without crossing it are
 //! left out when the batches are drawn (none of the rows' shapes come close to that anyway).
 //!
@@ -105,8 +106,14 @@ fn real(name: &str) -> Option<MeshData> {
     Some(data)
 }
 
-fn ours(data: &MeshData) -> TriMesh {
-    TriMesh::new(data.vertices.clone(), data.triangles.clone()).expect("valid mesh")
+fn ours(data: &MeshData) -> Arc<TriMesh> {
+    Arc::new(TriMesh::new(data.vertices.clone(), data.triangles.clone()).expect("valid mesh"))
+}
+
+/// A placed at the identity and B by `map`, for kollide's world-space pair queries.
+fn placed(a: &Arc<TriMesh>, b: &Arc<TriMesh>, map: Affine3A) -> (MeshInstance, MeshInstance) {
+    let place = |mesh: &Arc<TriMesh>, map| MeshInstance::new(mesh.clone(), map).expect("invertible");
+    (place(a, Affine3A::IDENTITY), place(b, map))
 }
 
 fn theirs(data: &MeshData) -> ParryMesh {
@@ -167,12 +174,13 @@ fn close_pose(rng: &mut TestRng, a: &TriMesh, b: &TriMesh) -> Rigid {
 /// force), which would count as disagreements.
 const MIN_GAP: f32 = 0.03;
 
-/// kollide's answer with containment told apart: `None` when one mesh is inside the other
-/// without crossing it (parry, with surfaces only, would say no) and for misses closer than
-/// [`MIN_GAP`].
-fn surface_answer(a: &TriMesh, b: &TriMesh, map: &Affine3A) -> Option<bool> {
-    match a.mesh_overlap(b, map, None) {
-        None => a.mesh_distance(b, map, MIN_GAP).is_none().then_some(false),
+/// kollide's answer for B placed by `map` in A, with containment told apart: `None` when one mesh
+/// is inside the other without crossing it (parry, with surfaces only, would say no) and for
+/// misses closer than [`MIN_GAP`].
+fn surface_answer(a: &Arc<TriMesh>, b: &Arc<TriMesh>, map: Affine3A) -> Option<bool> {
+    let (a, b) = placed(a, b, map);
+    match a.mesh_overlap(&b, None) {
+        None => a.mesh_distance(&b, MIN_GAP).is_none().then_some(false),
         Some(MeshOverlap::Triangles { .. }) => Some(true),
         Some(_) => None,
     }
@@ -194,11 +202,11 @@ fn near_miss(n: usize, seed: u64) -> Option<Box<dyn Prepared>> {
             translation: Vec3::new(0.75, 0.0, 0.0),
         })
         .collect();
-    let maps = poses.iter().map(Rigid::affine).collect();
+    let pairs = poses.iter().map(|p| placed(&a, &b, p.affine())).collect();
     Some(Box::new(Batch::new(
-        maps,
+        pairs,
         poses.iter().map(Rigid::pose).collect(),
-        move |map: &Affine3A| a.intersects_mesh(&b, map, None),
+        |(x, y): &(MeshInstance, MeshInstance)| x.intersects_mesh(y, None),
         move |pose: &Pose| parry_intersects(&pa, &pb, pose),
     )))
 }
@@ -208,11 +216,11 @@ fn random_close(da: MeshData, db: MeshData, n: usize, seed: u64) -> Option<Box<d
     let (a, b) = (ours(&da), ours(&db));
     let (pa, pb) = (theirs(&da), theirs(&db));
     let mut rng = random::rng(seed);
-    let poses = alternate(n, || close_pose(&mut rng, &a, &b), |p| surface_answer(&a, &b, &p.affine()));
+    let poses = alternate(n, || close_pose(&mut rng, &a, &b), |p| surface_answer(&a, &b, p.affine()));
     Some(Box::new(Batch::new(
-        poses.iter().map(Rigid::affine).collect(),
+        poses.iter().map(|p| placed(&a, &b, p.affine())).collect(),
         poses.iter().map(Rigid::pose).collect(),
-        move |map: &Affine3A| a.intersects_mesh(&b, map, None),
+        |(x, y): &(MeshInstance, MeshInstance)| x.intersects_mesh(y, None),
         move |pose: &Pose| parry_intersects(&pa, &pb, pose),
     )))
 }
@@ -223,7 +231,7 @@ fn random_close(da: MeshData, db: MeshData, n: usize, seed: u64) -> Option<Box<d
 /// cache holds the witness of the moved pose itself, which is what a simulation step that
 /// barely moves sees as well.
 fn cached_repeat(n: usize, seed: u64) -> Option<Box<dyn Prepared>> {
-    let (a, b) = (Arc::new(ours(&asteroid50k(1))), Arc::new(ours(&asteroid50k(2))));
+    let (a, b) = (ours(&asteroid50k(1)), ours(&asteroid50k(2)));
     let mut rng = random::rng(seed);
     let mut items = Vec::with_capacity(n);
     while items.len() < n {
@@ -232,23 +240,23 @@ fn cached_repeat(n: usize, seed: u64) -> Option<Box<dyn Prepared>> {
         let moved =
             Affine3A::from_translation(random::unit3(&mut rng) * 0.002) * Affine3A::from_quat(turn) * pose;
         let mut cache = MeshMeshCache::new();
-        if surface_answer(&a, &b, &pose) == Some(true) && surface_answer(&a, &b, &moved) == Some(true) {
-            a.intersects_mesh(&b, &pose, Some(&mut cache));
-            items.push((moved, Cell::new(cache)));
+        if surface_answer(&a, &b, pose) == Some(true) && surface_answer(&a, &b, moved) == Some(true) {
+            let (x, y) = placed(&a, &b, pose);
+            x.intersects_mesh(&y, Some(&mut cache));
+            items.push((placed(&a, &b, moved), Cell::new(cache)));
         }
     }
-    let cold: Vec<Affine3A> = items.iter().map(|i| i.0).collect();
-    let (ca, cb) = (a.clone(), b.clone());
+    let cold: Vec<(MeshInstance, MeshInstance)> = items.iter().map(|i| i.0.clone()).collect();
     Some(Box::new(Batch::new(
         items,
         cold,
-        move |(map, cache): &(Affine3A, Cell<MeshMeshCache>)| {
+        |((x, y), cache): &((MeshInstance, MeshInstance), Cell<MeshMeshCache>)| {
             let mut c = cache.get();
-            let hit = a.intersects_mesh(&b, map, Some(&mut c));
+            let hit = x.intersects_mesh(y, Some(&mut c));
             cache.set(c);
             hit
         },
-        move |map: &Affine3A| ca.intersects_mesh(&cb, map, None),
+        |(x, y): &(MeshInstance, MeshInstance)| x.intersects_mesh(y, None),
     )))
 }
 
@@ -262,16 +270,16 @@ fn contacts(n: usize, seed: u64) -> Option<Box<dyn Prepared>> {
     let (a, b) = (ours(&da), ours(&db));
     let (pa, pb) = (theirs(&da), theirs(&db));
     let mut rng = random::rng(seed);
-    let poses = alternate(n, || close_pose(&mut rng, &a, &b), |p| surface_answer(&a, &b, &p.affine()));
+    let poses = alternate(n, || close_pose(&mut rng, &a, &b), |p| surface_answer(&a, &b, p.affine()));
     let out = RefCell::new(Vec::<MeshContact>::new());
     let peer_out = RefCell::new(Vec::<ContactManifold<(), ()>>::new());
     Some(Box::new(Batch::new(
-        poses.iter().map(Rigid::affine).collect(),
+        poses.iter().map(|p| placed(&a, &b, p.affine())).collect(),
         poses.iter().map(Rigid::pose).collect(),
-        move |map: &Affine3A| {
+        move |(x, y): &(MeshInstance, MeshInstance)| {
             let out = &mut *out.borrow_mut();
             out.clear();
-            a.mesh_contacts(&b, map, out) > 0
+            x.mesh_contacts(y, out) > 0
         },
         move |pose: &Pose| {
             let manifolds = &mut *peer_out.borrow_mut();
@@ -306,7 +314,7 @@ fn scaled_instance(n: usize, seed: u64) -> Option<Box<dyn Prepared>> {
         )
     };
     let (ba, bb) = (baked(&da, sa), baked(&db, sb));
-    let (a, b) = (Arc::new(ours(&da)), Arc::new(ours(&db)));
+    let (a, b) = (ours(&da), ours(&db));
     let mut rng = random::rng(seed);
     let poses = alternate(
         n,
@@ -317,7 +325,7 @@ fn scaled_instance(n: usize, seed: u64) -> Option<Box<dyn Prepared>> {
             );
             (wa, close_pose(&mut rng, &ba, &bb))
         },
-        |(_, p)| surface_answer(&ba, &bb, &p.affine()),
+        |(_, p)| surface_answer(&ba, &bb, p.affine()),
     );
     let place =
         |mesh: &Arc<TriMesh>, map: Affine3A| MeshInstance::new(mesh.clone(), map).expect("invertible");

@@ -1,4 +1,5 @@
-//! Mesh topology report: edges, boundary, non-manifold edges, orientation, connected components.
+//! Mesh topology: the report (edges, boundary, non-manifold edges, orientation, connected
+//! components), and the edge adjacency and components that [`TriMesh`](super::TriMesh) caches.
 
 /// How the triangles of an indexed mesh connect. Produced by [`topology`].
 ///
@@ -43,46 +44,86 @@ pub struct TopologyReport {
 /// Any input is accepted (out-of-range and repeated indices are counted, see the report's
 /// fields); an empty slice gives zero counts and `closed == false`.
 ///
-/// Cost: one sort of the `3 · triangles.len()` directed edges packed into integer keys, plus a
-/// union-find over the vertices; memory is linear in the number of triangles (when
-/// `vertex_count` is much larger than three times the number of triangles, the used vertex
-/// indices are compacted first, so a huge `vertex_count` costs nothing).
+/// Cost: the edge adjacency of the in-range triangles (one sort of their `3 · triangles.len()`
+/// directed edges) and a union-find over the vertices; memory is linear in the number of triangles (when `vertex_count` is much larger than three
+/// times the number of triangles, the used vertex indices are compacted first, so a huge
+/// `vertex_count` costs nothing). The first 2³⁰ − 1 in-range triangles are counted (more would
+/// not fit in memory beside their sorted edges).
 pub fn topology(triangles: &[[u32; 3]], vertex_count: usize) -> TopologyReport {
     let in_range = |t: &&[u32; 3]| t.iter().all(|&i| (i as usize) < vertex_count);
-    let valid_in_range = triangles.iter().filter(in_range).count();
+    let mut kept: Vec<[u32; 3]> = triangles.iter().filter(in_range).take(MAX_TRIANGLES).copied().collect();
+    let out_of_range_triangles = triangles.iter().filter(|t| !in_range(t)).count();
+    let mut ids = vertex_count;
+    if vertex_count > 3 * kept.len() + 64 {
+        // Sparse indices: renumber the used vertices 0..used.len() in their order, so that memory
+        // follows the triangle count, not `vertex_count`.
+        let mut used: Vec<u32> = kept.iter().flatten().copied().collect();
+        used.sort_unstable();
+        used.dedup();
+        for t in &mut kept {
+            *t = t.map(|i| used.binary_search(&i).unwrap_or_default() as u32);
+        }
+        ids = used.len();
+    }
+    let mut report = mesh_report(&kept, ids, &edge_neighbors(&kept), component_seeds(&kept, ids).len());
+    report.triangle_count = triangles.len();
+    report.vertex_count = vertex_count;
+    report.unused_vertices += vertex_count - ids;
+    report.out_of_range_triangles = out_of_range_triangles;
+    report.degenerate_triangles = triangles.iter().filter(|t| is_degenerate(t)).count();
+    report.closed &= out_of_range_triangles == 0;
+    report
+}
+
+/// The report of the in-range `triangles` over vertex ids `0..vertex_count` from their edge
+/// adjacency and component count (what a [`TriMesh`](super::TriMesh) caches).
+pub(crate) fn mesh_report(
+    triangles: &[[u32; 3]],
+    vertex_count: usize,
+    neighbors: &[[EdgeNeighbor; 3]],
+    components: usize,
+) -> TopologyReport {
+    let mut used = vec![false; vertex_count];
+    for &i in triangles.iter().flatten() {
+        used[i as usize] = true;
+    }
     let mut report = TopologyReport {
         triangle_count: triangles.len(),
         vertex_count,
-        out_of_range_triangles: triangles.len() - valid_in_range,
+        unused_vertices: used.iter().filter(|&&u| !u).count(),
         degenerate_triangles: triangles.iter().filter(|t| is_degenerate(t)).count(),
+        components,
         ..TopologyReport::default()
     };
-
-    let links = if vertex_count <= 3 * valid_in_range + 64 {
-        analyse(triangles.iter().filter(in_range).copied(), vertex_count)
-    } else {
-        // Sparse indices: renumber the used vertices 0..used.len() so that memory follows the
-        // triangle count, not `vertex_count`.
-        let mut used: Vec<u32> = triangles.iter().filter(in_range).flatten().copied().collect();
-        used.sort_unstable();
-        used.dedup();
-        let id = |i: u32| used.binary_search(&i).unwrap_or_default() as u32;
-        let renumbered = triangles.iter().filter(in_range).map(|t| t.map(id));
-        let mut links = analyse(renumbered, used.len());
-        links.unused_vertices += vertex_count - used.len();
-        links
-    };
-
-    report.unused_vertices = links.unused_vertices;
-    report.edge_count = links.edge_count;
-    report.boundary_edges = links.boundary_edges;
-    report.non_manifold_edges = links.non_manifold_edges;
-    report.components = links.components;
-    report.inconsistent_orientation_edges = links.inconsistent_orientation_edges;
-    report.closed = report.edge_count > 0
-        && report.boundary_edges == 0
-        && report.non_manifold_edges == 0
-        && report.out_of_range_triangles == 0;
+    // Each edge of two triangles is counted from the first of its two sides; the edges of three
+    // or more triangles by their keys, once each.
+    let mut crowded = Vec::new();
+    for (k, (t, across)) in triangles.iter().zip(neighbors).enumerate() {
+        for (e, n) in across.iter().enumerate() {
+            let (from, to) = (t[e], t[(e + 1) % 3]);
+            match n.kind() {
+                EdgeKind::Shared { triangle, edge } => {
+                    if (k as u32, e) < (triangle, edge) {
+                        report.edge_count += 1;
+                        // Consistent windings traverse the edge in opposite directions.
+                        let other = triangles[triangle as usize][edge];
+                        report.inconsistent_orientation_edges += usize::from(other == from);
+                    }
+                }
+                EdgeKind::Boundary => {
+                    report.edge_count += 1;
+                    report.boundary_edges += 1;
+                }
+                EdgeKind::NonManifold => crowded.push(edge_key(from, to)),
+                EdgeKind::Degenerate => {}
+            }
+        }
+    }
+    crowded.sort_unstable();
+    crowded.dedup();
+    report.non_manifold_edges = crowded.len();
+    report.edge_count += crowded.len();
+    report.closed = report.edge_count > 0 && report.boundary_edges == 0 && report.non_manifold_edges == 0;
     report
 }
 
@@ -90,130 +131,145 @@ fn is_degenerate(t: &[u32; 3]) -> bool {
     t[0] == t[1] || t[1] == t[2] || t[0] == t[2]
 }
 
-/// The index-connectivity part of the report.
-#[derive(Default)]
-struct Links {
-    unused_vertices: usize,
-    edge_count: usize,
-    boundary_edges: usize,
-    non_manifold_edges: usize,
-    components: usize,
-    inconsistent_orientation_edges: usize,
+/// The undirected edge `{a, b}` as one integer: the smaller index in the high half.
+#[inline]
+fn edge_key(a: u32, b: u32) -> u64 {
+    (u64::from(a.min(b)) << 32) | u64::from(a.max(b))
 }
 
-/// Analyses in-range triangles over vertex ids `0..ids`.
-fn analyse(triangles: impl Iterator<Item = [u32; 3]> + Clone, ids: usize) -> Links {
-    let mut links = if ids <= 1 << 31 {
-        edge_links::<u64>(triangles.clone())
-    } else {
-        edge_links::<u128>(triangles.clone())
-    };
+/// The most triangles an edge adjacency indexes: [`EdgeNeighbor`] packs a triangle index in 30
+/// bits. A [`TriMesh`](super::TriMesh) holds fewer
+/// ([`MAX_PRIMITIVES`](crate::bvh::MAX_PRIMITIVES)).
+const MAX_TRIANGLES: usize = (1 << 30) - 1;
 
-    // Components: union-find over vertex ids (path halving, union by size).
-    let mut parent: Vec<u32> = (0..ids).map(|i| i as u32).collect();
-    let mut size = vec![1u32; ids];
-    let mut used = vec![false; ids];
-    for [a, b, c] in triangles {
-        used[a as usize] = true;
-        used[b as usize] = true;
-        used[c as usize] = true;
-        union(&mut parent, &mut size, a, b);
-        union(&mut parent, &mut size, a, c);
+/// What lies across one edge of a triangle (from corner `i` to corner `i + 1`), packed in 32 bits:
+/// the triangle across and its index of the shared edge as `triangle << 2 | edge`, or a marker
+/// whose low two bits are both set (no edge index is 3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct EdgeNeighbor(u32);
+
+/// [`EdgeNeighbor`] unpacked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum EdgeKind {
+    /// Exactly one other triangle uses the edge (in either direction): `triangle`, whose edge
+    /// `edge` (from its corner `edge` to the next) it is.
+    Shared { triangle: u32, edge: usize },
+    /// No other triangle uses the edge.
+    Boundary,
+    /// Two or more other triangles use the edge.
+    NonManifold,
+    /// The triangle is degenerate (a repeated index): it has no edges, and no neighbour sees it.
+    Degenerate,
+}
+
+impl EdgeNeighbor {
+    const BOUNDARY: EdgeNeighbor = EdgeNeighbor(u32::MAX);
+    const NON_MANIFOLD: EdgeNeighbor = EdgeNeighbor(u32::MAX - 4);
+    const DEGENERATE: EdgeNeighbor = EdgeNeighbor(u32::MAX - 8);
+
+    /// The triangle across and its index of the shared edge, if exactly one triangle is across.
+    #[inline]
+    pub(crate) fn shared(self) -> Option<(u32, usize)> {
+        (self.0 & 3 != 3).then_some((self.0 >> 2, (self.0 & 3) as usize))
     }
-    for (i, &u) in used.iter().enumerate() {
-        if !u {
-            links.unused_vertices += 1;
-        } else if parent[i] as usize == i {
-            links.components += 1;
+
+    pub(crate) fn kind(self) -> EdgeKind {
+        match self {
+            EdgeNeighbor::BOUNDARY => EdgeKind::Boundary,
+            EdgeNeighbor::NON_MANIFOLD => EdgeKind::NonManifold,
+            EdgeNeighbor::DEGENERATE => EdgeKind::Degenerate,
+            EdgeNeighbor(code) => EdgeKind::Shared { triangle: code >> 2, edge: (code & 3) as usize },
         }
     }
-    links
 }
 
-fn find(parent: &mut [u32], mut x: u32) -> u32 {
-    while parent[x as usize] != x {
-        let grand = parent[parent[x as usize] as usize];
-        parent[x as usize] = grand;
-        x = grand;
-    }
-    x
-}
-
-fn union(parent: &mut [u32], size: &mut [u32], a: u32, b: u32) {
-    let (ra, rb) = (find(parent, a), find(parent, b));
-    if ra == rb {
-        return;
-    }
-    let (big, small) = if size[ra as usize] >= size[rb as usize] { (ra, rb) } else { (rb, ra) };
-    parent[small as usize] = big;
-    size[big as usize] += size[small as usize];
-}
-
-/// A directed edge packed so that sorting groups the two directions of one undirected edge
-/// together: `lo`, then `hi`, then one direction bit (set when traversed `lo → hi`).
-trait EdgeKey: Copy + Ord {
-    fn new(from: u32, to: u32) -> Self;
-    /// The key with the direction bit cleared: equal for both directions of an edge.
-    fn undirected(self) -> Self;
-    fn forward(self) -> bool;
-}
-
-/// Packing for vertex ids below 2^31: `lo << 32 | hi << 1 | dir` fits 64 bits.
-impl EdgeKey for u64 {
-    fn new(from: u32, to: u32) -> Self {
-        let (lo, hi) = if from < to { (from, to) } else { (to, from) };
-        (u64::from(lo) << 32) | (u64::from(hi) << 1) | u64::from(from < to)
-    }
-    fn undirected(self) -> Self {
-        self & !1
-    }
-    fn forward(self) -> bool {
-        self & 1 == 1
-    }
-}
-
-/// Packing for any `u32` ids.
-impl EdgeKey for u128 {
-    fn new(from: u32, to: u32) -> Self {
-        let (lo, hi) = if from < to { (from, to) } else { (to, from) };
-        (u128::from(lo) << 64) | (u128::from(hi) << 1) | u128::from(from < to)
-    }
-    fn undirected(self) -> Self {
-        self & !1
-    }
-    fn forward(self) -> bool {
-        self & 1 == 1
-    }
-}
-
-/// Edge counts of the non-degenerate triangles: sort the directed edges, then walk the runs of
-/// equal undirected keys, counting uses and forward traversals of each.
-fn edge_links<K: EdgeKey>(triangles: impl Iterator<Item = [u32; 3]>) -> Links {
-    let mut keys: Vec<K> = Vec::with_capacity(3 * triangles.size_hint().0);
-    for t in triangles.filter(|t| !is_degenerate(t)) {
-        keys.extend([K::new(t[0], t[1]), K::new(t[1], t[2]), K::new(t[2], t[0])]);
-    }
-    keys.sort_unstable();
-
-    let mut links = Links::default();
-    let mut i = 0;
-    while i < keys.len() {
-        let edge = keys[i].undirected();
-        let (mut uses, mut forward) = (0usize, 0usize);
-        while i < keys.len() && keys[i].undirected() == edge {
-            uses += 1;
-            forward += usize::from(keys[i].forward());
-            i += 1;
-        }
-        links.edge_count += 1;
-        match uses {
-            1 => links.boundary_edges += 1,
-            2 if forward != 1 => links.inconsistent_orientation_edges += 1,
-            2 => {}
-            _ => links.non_manifold_edges += 1,
+/// Per triangle, per edge `i` (corner `i` to corner `i + 1`): what lies across, by vertex index
+/// (see [`EdgeKind`]). Edges are those of the non-degenerate triangles, matched whatever their
+/// direction. Only the first [`MAX_TRIANGLES`] triangles get an entry.
+///
+/// One sort of the `3 · triangles.len()` directed edges by their undirected key; the triangles
+/// of one key are then adjacent.
+pub(crate) fn edge_neighbors(triangles: &[[u32; 3]]) -> Vec<[EdgeNeighbor; 3]> {
+    let triangles = &triangles[..triangles.len().min(MAX_TRIANGLES)];
+    // (undirected key, triangle << 2 | edge)
+    let mut edges: Vec<(u64, u32)> = Vec::with_capacity(3 * triangles.len());
+    for (k, t) in triangles.iter().enumerate() {
+        if !is_degenerate(t) {
+            for e in 0..3 {
+                edges.push((edge_key(t[e], t[(e + 1) % 3]), (k as u32) << 2 | e as u32));
+            }
         }
     }
-    links
+    edges.sort_unstable();
+    let mut neighbors = vec![[EdgeNeighbor::DEGENERATE; 3]; triangles.len()];
+    let mut set = |side: u32, to: EdgeNeighbor| neighbors[(side >> 2) as usize][(side & 3) as usize] = to;
+    for run in edges.chunk_by(|x, y| x.0 == y.0) {
+        match *run {
+            [(_, x)] => set(x, EdgeNeighbor::BOUNDARY),
+            [(_, x), (_, y)] => {
+                set(x, EdgeNeighbor(y));
+                set(y, EdgeNeighbor(x));
+            }
+            _ => run.iter().for_each(|&(_, x)| set(x, EdgeNeighbor::NON_MANIFOLD)),
+        }
+    }
+    neighbors
+}
+
+/// One vertex index per connected component of `triangles`, where triangles sharing a vertex
+/// index are connected (degenerate ones included): the first vertex of the component's first
+/// triangle, in the order of those triangles. Every index must be below `vertex_count`.
+///
+/// A union-find over the vertices (path halving, union by size), then one pass for the roots.
+pub(crate) fn component_seeds(triangles: &[[u32; 3]], vertex_count: usize) -> Vec<u32> {
+    let mut sets = UnionFind::new(vertex_count);
+    for t in triangles {
+        sets.union(t[0], t[1]);
+        sets.union(t[0], t[2]);
+    }
+    let mut seen = vec![false; vertex_count];
+    let mut seeds = Vec::new();
+    for t in triangles {
+        let root = sets.find(t[0]) as usize;
+        if !seen[root] {
+            seen[root] = true;
+            seeds.push(t[0]);
+        }
+    }
+    seeds
+}
+
+/// Disjoint sets over `0..n` (union-find with path halving and union by size).
+pub(crate) struct UnionFind {
+    parent: Vec<u32>,
+    size: Vec<u32>,
+}
+
+impl UnionFind {
+    pub(crate) fn new(n: usize) -> Self {
+        UnionFind { parent: (0..n as u32).collect(), size: vec![1; n] }
+    }
+
+    /// The representative of `x`'s set.
+    pub(crate) fn find(&mut self, mut x: u32) -> u32 {
+        while self.parent[x as usize] != x {
+            let grand = self.parent[self.parent[x as usize] as usize];
+            self.parent[x as usize] = grand;
+            x = grand;
+        }
+        x
+    }
+
+    /// Merges the sets of `a` and `b`.
+    pub(crate) fn union(&mut self, a: u32, b: u32) {
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra == rb {
+            return;
+        }
+        let (big, small) = if self.size[ra as usize] >= self.size[rb as usize] { (ra, rb) } else { (rb, ra) };
+        self.parent[small as usize] = big;
+        self.size[big as usize] += self.size[small as usize];
+    }
 }
 
 #[cfg(test)]
@@ -282,26 +338,43 @@ mod tests {
     }
 
     #[test]
-    fn wide_keys_agree_with_narrow_keys() {
+    fn counts_of_mixed_edges() {
         // {5,6,7} twice with the same winding: each of its edges is traversed twice the same way.
         let tris = [[0, 1, 2], [2, 1, 3], [1, 0, 3], [0, 1, 4], [5, 6, 7], [6, 7, 5]];
-        let narrow = edge_links::<u64>(tris.iter().copied());
-        let wide = edge_links::<u128>(tris.iter().copied());
-        for l in [&narrow, &wide] {
-            assert_eq!(l.edge_count, 11);
-            assert_eq!(l.non_manifold_edges, 1); // {0,1} used three times
-            assert_eq!(l.boundary_edges, 5); // {0,2}, {2,3}, {0,3}, {1,4}, {0,4}
-            assert_eq!(l.inconsistent_orientation_edges, 3); // {5,6}, {6,7}, {5,7}
-        }
+        let r = topology(&tris, 8);
+        assert_eq!(r.edge_count, 11);
+        assert_eq!(r.non_manifold_edges, 1); // {0,1} used three times
+        assert_eq!(r.boundary_edges, 5); // {0,2}, {2,3}, {0,3}, {1,4}, {0,4}
+        assert_eq!(r.inconsistent_orientation_edges, 3); // {5,6}, {6,7}, {5,7}
     }
 
     #[test]
-    fn keys_for_the_largest_ids() {
-        let k = <u64 as EdgeKey>::new((1 << 31) - 1, (1 << 31) - 2);
-        assert!(!k.forward());
-        assert_eq!(k.undirected(), <u64 as EdgeKey>::new((1 << 31) - 2, (1 << 31) - 1).undirected());
-        let k = <u128 as EdgeKey>::new(u32::MAX - 1, u32::MAX);
-        assert!(k.forward());
-        assert_ne!(k.undirected(), <u128 as EdgeKey>::new(u32::MAX - 2, u32::MAX).undirected());
+    fn neighbors_link_both_sides_of_each_shared_edge() {
+        let top = u32::MAX;
+        for tris in [TETRA.to_vec(), vec![[top - 2, top - 1, top], [top - 1, top - 2, 0], [0, 0, top]]] {
+            let neighbors = edge_neighbors(&tris);
+            for (k, t) in tris.iter().enumerate() {
+                for e in 0..3 {
+                    let Some((u, f)) = neighbors[k][e].shared() else { continue };
+                    assert_eq!(neighbors[u as usize][f].shared(), Some((k as u32, e)));
+                    let edge = |t: &[u32; 3], e: usize| edge_key(t[e], t[(e + 1) % 3]);
+                    assert_eq!(edge(t, e), edge(&tris[u as usize], f));
+                }
+            }
+        }
+        // The tetrahedron's edges are all shared; a degenerate triangle has no edges and its
+        // neighbour sees none across.
+        let neighbors = edge_neighbors(&TETRA);
+        assert!(neighbors.iter().flatten().all(|n| n.shared().is_some()));
+        let neighbors = edge_neighbors(&[[0, 1, 2], [1, 0, 0]]);
+        assert_eq!(neighbors[1].map(EdgeNeighbor::kind), [EdgeKind::Degenerate; 3]);
+        assert_eq!(neighbors[0].map(EdgeNeighbor::kind), [EdgeKind::Boundary; 3]);
+    }
+
+    #[test]
+    fn component_seeds_take_the_first_vertex_of_each_component() {
+        let tris = [[4, 5, 6], [0, 1, 2], [2, 3, 0], [6, 7, 7]];
+        assert_eq!(component_seeds(&tris, 9), vec![4, 0]);
+        assert_eq!(topology(&tris, 9).components, 2);
     }
 }

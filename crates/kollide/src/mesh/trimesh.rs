@@ -1,6 +1,6 @@
 //! `TriMesh`: an indexed triangle mesh with its BVH, validated once at construction.
 
-use super::topology::{TopologyReport, topology};
+use super::topology::{EdgeNeighbor, TopologyReport, component_seeds, edge_neighbors, mesh_report};
 use crate::bounds::Aabb3;
 use crate::bvh::{Bvh3, BvhSettings, MAX_PRIMITIVES};
 use crate::primitive::Triangles4;
@@ -51,13 +51,12 @@ impl std::error::Error for MeshError {}
 /// tests in the SAH.
 ///
 /// Incoherent rays and points spend most of their time waiting for nodes and triangles that are
-/// not in cache, so a smaller tree pays more than fewer triangle tests. On the 75k-triangle bunny,
-/// the default settings (leaves of at most 4, cost 1) give 21k nodes (2.7 MB) with leaves of 1.7
-/// triangles; these give 6.8k nodes (0.85 MB) with leaves of 5.5 triangles. A closest-hit ray
-/// then visits 8.1 nodes and tests 7.6 triangles instead of 9.1 and 2.6, a closest-point query
-/// visits 40 nodes instead of 67; measured with a simulated 1 MB cache, a ray misses it 5.6 times
-/// instead of 5.9 and a point query 18 times instead of 50. The build is also about 1.3x faster.
-/// Larger leaves (12 or 15 triangles) help points a little more and rays a little less.
+/// not in cache, so a smaller tree pays more than fewer triangle tests. Against the default
+/// settings (leaves of at most 4, cost 1), these give about a third as many nodes, with leaves
+/// about three times as large: a closest-hit ray visits a few fewer nodes and tests a few more
+/// triangles, a closest-point query visits far fewer nodes, and both miss a simulated cache less
+/// often; the build does less work too. Larger leaves (12 or 15 triangles) help points a little
+/// more and rays a little less.
 const MESH_BVH_SETTINGS: BvhSettings = BvhSettings { max_leaf_size: 8, traversal_cost: 4.0 };
 
 /// The longest run of triangles [`edge_strips`] groups.
@@ -72,10 +71,10 @@ const STRIP: usize = 4;
 /// triangles in a row, and often a row of quads in order; so do CAD tessellations (the fandisk
 /// of the tests). The triangles of a quad span nearly its whole box each, and the SAH tree over
 /// triangles keeps such neighbours in one leaf anyway; over runs it bins a quarter as many
-/// records. On the million-triangle torus (runs of two quads) the build takes 72-77 ms against
-/// 100-108 over pairs and 125-132 over triangles, for a SAH cost 2.5% higher than over triangles
-/// (7% on the 80k-triangle torus) and the same ray times. Meshes from scans and remeshing keep
-/// the tree over triangles: half of the bunny's triangles and 39% of the dragon's would be alone.
+/// records. On tori listed in runs of two quads, that build is clearly shorter than one over
+/// pairs or over single triangles, for a tree of slightly higher SAH cost and the same ray
+/// costs. Meshes from scans and remeshing keep the tree over triangles: half of the bunny's
+/// triangles and 39% of the dragon's would be alone.
 fn edge_strips(triangles: &[[u32; 3]]) -> Option<Vec<u32>> {
     let most_alone = triangles.len() / 4;
     let mut starts = Vec::with_capacity(triangles.len() / 2 + 2);
@@ -137,12 +136,12 @@ pub struct TriMesh {
     bvh: Bvh3,
     /// Triangles in leaf order: slot `k` holds triangle `bvh.leaf_order()[k]`.
     slots: Vec<Slot>,
-    /// Computed on first use; depends on the indices only.
+    /// Computed on first use, like the two below; they depend on the indices only.
     topology: OnceLock<TopologyReport>,
+    edge_neighbors: OnceLock<Vec<[EdgeNeighbor; 3]>>,
+    component_seeds: OnceLock<Vec<u32>>,
     /// Computed on first use (`None` for a mesh that is not solid); reset when vertices move.
     solid: OnceLock<Option<Solid>>,
-    /// One vertex per connected component, computed on first use; depends on the indices only.
-    component_seeds: OnceLock<Vec<u32>>,
 }
 
 /// What closed meshes store for inside/outside tests: angle-weighted pseudo-normals
@@ -152,7 +151,8 @@ pub struct TriMesh {
 /// vertices.
 #[derive(Clone, Debug)]
 pub(crate) struct Solid {
-    /// Per leaf slot, per edge `i` (corner `i` to `i + 1`): the leaf slot of the triangle across it.
+    /// Per leaf slot, per edge `i` (corner `i` to `i + 1`): the leaf slot of the triangle across
+    /// it (from [`TriMesh::edge_neighbors`]).
     pub neighbors: Vec<[u32; 3]>,
     /// Per vertex: the angle-weighted sum of incident unit face normals (not normalized).
     pub vertex_normals: Vec<Vec3>,
@@ -168,14 +168,17 @@ pub struct MemoryReport {
     pub bvh: usize,
     /// Leaf-ordered triangle corners and ids (what queries read).
     pub corners: usize,
-    /// Pseudo-normals and adjacency of solid meshes.
+    /// Edge adjacency and connected components, once computed (for the topology report, solid
+    /// meshes and mesh-vs-mesh containment).
+    pub adjacency: usize,
+    /// Pseudo-normals and leaf-ordered adjacency of solid meshes.
     pub solid: usize,
     pub triangle_count: usize,
 }
 
 impl MemoryReport {
     pub fn total(&self) -> usize {
-        self.vertices + self.triangles + self.bvh + self.corners + self.solid
+        self.vertices + self.triangles + self.bvh + self.corners + self.adjacency + self.solid
     }
 
     pub fn bytes_per_triangle(&self) -> f64 {
@@ -217,8 +220,9 @@ impl TriMesh {
             bvh,
             slots,
             topology: OnceLock::new(),
-            solid: OnceLock::new(),
+            edge_neighbors: OnceLock::new(),
             component_seeds: OnceLock::new(),
+            solid: OnceLock::new(),
         })
     }
 
@@ -254,9 +258,13 @@ impl TriMesh {
         self.bvh.bounds()
     }
 
-    /// How the triangles connect (computed on the first call).
+    /// How the triangles connect (computed on the first call, with the edge adjacency and the
+    /// connected components).
     pub fn topology(&self) -> &TopologyReport {
-        self.topology.get_or_init(|| topology(&self.triangles, self.vertices.len()))
+        self.topology.get_or_init(|| {
+            let components = self.component_seeds().len();
+            mesh_report(&self.triangles, self.vertices.len(), self.edge_neighbors(), components)
+        })
     }
 
     /// True if the mesh is closed and consistently oriented, so that it bounds a volume and
@@ -266,9 +274,12 @@ impl TriMesh {
         self.solid().is_some()
     }
 
-    /// Heap memory currently held, by part. The solid data count only once computed (see
-    /// [`TriMesh::is_solid`]).
+    /// Heap memory currently held, by part. The adjacency and the solid data count only once
+    /// computed (see [`TriMesh::topology`] and [`TriMesh::is_solid`]).
     pub fn memory(&self) -> MemoryReport {
+        let adjacency =
+            self.edge_neighbors.get().map_or(0, |n| n.capacity() * size_of::<[EdgeNeighbor; 3]>())
+                + self.component_seeds.get().map_or(0, |s| s.capacity() * size_of::<u32>());
         let solid = self.solid.get().and_then(Option::as_ref).map_or(0, |s| {
             s.neighbors.capacity() * size_of::<[u32; 3]>() + s.vertex_normals.capacity() * size_of::<Vec3>()
         });
@@ -277,6 +288,7 @@ impl TriMesh {
             triangles: self.triangles.capacity() * size_of::<[u32; 3]>(),
             bvh: self.bvh.memory_bytes(),
             corners: self.slots.capacity() * size_of::<Slot>(),
+            adjacency,
             solid,
             triangle_count: self.triangles.len(),
         }
@@ -347,11 +359,23 @@ impl TriMesh {
         self.slots[k as usize].id
     }
 
+    /// Per triangle (indexed like [`TriMesh::triangles`]), per edge `i` (corner `i` to corner
+    /// `i + 1`): what lies across the edge, by vertex index. [`EdgeNeighbor::shared`] gives the
+    /// triangle across and its index of the same edge when exactly one other triangle uses the
+    /// edge, in either direction; otherwise [`EdgeNeighbor::kind`] tells a boundary edge from a
+    /// non-manifold one (three or more triangles). Degenerate triangles (a repeated index) have
+    /// no edges, and their neighbours do not see them.
+    ///
+    /// Computed on the first call (one sort of the directed edges), then shared by the topology
+    /// report and the solid data; kept when the vertices move.
+    pub(crate) fn edge_neighbors(&self) -> &[[EdgeNeighbor; 3]] {
+        self.edge_neighbors.get_or_init(|| edge_neighbors(&self.triangles))
+    }
+
     /// One vertex index per connected component of the triangles (triangles sharing a vertex
     /// index are connected), computed on the first call.
     pub(crate) fn component_seeds(&self) -> &[u32] {
-        self.component_seeds
-            .get_or_init(|| super::mesh_mesh::component_seeds(&self.triangles, self.vertices.len()))
+        self.component_seeds.get_or_init(|| component_seeds(&self.triangles, self.vertices.len()))
     }
 
     /// The solid data, computed on the first call; `None` if the mesh is not solid.
@@ -365,28 +389,18 @@ impl TriMesh {
     }
 
     fn build_solid(&self) -> Solid {
-        let slot_count = self.slots.len();
-        // Edge adjacency by sorting directed edges: in a closed, consistently oriented mesh the
-        // edge (a, b) of one triangle is (b, a) of exactly one other.
-        let mut edges: Vec<(u64, u32)> = Vec::with_capacity(3 * slot_count);
-        for (k, &id) in self.bvh.leaf_order().iter().enumerate() {
-            let t = self.triangles[id as usize];
-            if t[0] == t[1] || t[1] == t[2] || t[2] == t[0] {
-                continue; // a repeated index: no edges of its own (as in the topology report)
-            }
-            for i in 0..3 {
-                let (a, b) = (t[i], t[(i + 1) % 3]);
-                edges.push(((u64::from(a.min(b)) << 32) | u64::from(a.max(b)), (k as u32) * 3 + i as u32));
-            }
+        // The edge adjacency from triangle ids to leaf slots: in a closed, consistently oriented
+        // mesh every edge has one triangle across.
+        let order = self.bvh.leaf_order();
+        let mut slot_of = vec![0u32; self.triangles.len()];
+        for (k, &id) in order.iter().enumerate() {
+            slot_of[id as usize] = k as u32;
         }
-        edges.sort_unstable();
-        let mut neighbors = vec![[u32::MAX; 3]; slot_count];
-        for run in edges.chunk_by(|x, y| x.0 == y.0) {
-            if let [(_, x), (_, y)] = *run {
-                neighbors[(x / 3) as usize][(x % 3) as usize] = y / 3;
-                neighbors[(y / 3) as usize][(y % 3) as usize] = x / 3;
-            }
-        }
+        let across = self.edge_neighbors();
+        let neighbors = order
+            .iter()
+            .map(|&id| across[id as usize].map(|n| n.shared().map_or(u32::MAX, |(t, _)| slot_of[t as usize])))
+            .collect();
         let mut vertex_normals = vec![Vec3::ZERO; self.vertices.len()];
         let mut signed_volume = 0.0f64;
         for t in &self.triangles {
@@ -443,13 +457,12 @@ unsafe impl bytemuck::Zeroable for Slot {}
 /// The triangles `leaf_order` lists, in that order.
 fn slots_of(vertices: &[Vec3], triangles: &[[u32; 3]], leaf_order: &[u32]) -> Vec<Slot> {
     /// How many slots ahead the index triple is requested: leaf order jumps around the triangle
-    /// array, and the misses on it would otherwise come one after another (bunny build 1-3%
-    /// faster).
+    /// array, and the misses on it would otherwise come one after another.
     const AHEAD: usize = 16;
     // The slots are written field by field in place: assembling each `Slot` as a value went
-    // through a stack temporary whose 16-byte reload missed store forwarding (builds 2-3% faster).
-    // The zeroed allocation comes zeroed from the system for large meshes, where filling it
-    // first cost 3% of the build of a million triangles.
+    // through a stack temporary whose 16-byte reload missed store forwarding. The zeroed
+    // allocation comes zeroed from the system for large meshes, where filling it first would
+    // cost one more pass over the memory.
     let mut slots: Vec<Slot> = bytemuck::zeroed_vec(leaf_order.len());
     for (k, (slot, &id)) in slots.iter_mut().zip(leaf_order).enumerate() {
         if let Some(t) = leaf_order.get(k + AHEAD).and_then(|&ahead| triangles.get(ahead as usize)) {
@@ -532,12 +545,13 @@ mod tests {
         let (vertices, triangles) = torus();
         let mesh = TriMesh::new(vertices, triangles).unwrap();
         let before = mesh.memory();
-        assert_eq!(before.solid, 0);
+        assert_eq!((before.adjacency, before.solid), (0, 0));
         // A clone made before the first use computes its own.
         let copy = mesh.clone();
         assert!(mesh.is_solid());
         let after = mesh.memory();
-        assert!(after.solid > 0 && after.total() == before.total() + after.solid);
+        assert!(after.adjacency > 0 && after.solid > 0);
+        assert_eq!(after.total(), before.total() + after.adjacency + after.solid);
         assert_eq!(copy.memory().solid, 0);
         assert!(copy.is_solid());
         assert_eq!(copy.memory(), after);
@@ -546,6 +560,7 @@ mod tests {
         let open = TriMesh::new(v, t[..3].to_vec()).unwrap();
         assert!(!open.is_solid());
         assert_eq!(open.memory().solid, 0);
+        assert!(open.memory().adjacency > 0);
     }
 
     #[test]

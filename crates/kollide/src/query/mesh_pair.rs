@@ -322,12 +322,12 @@ pub(crate) fn mesh_mesh_contact(a: &PlacedShape, b: &PlacedShape, max_distance: 
     let (x, y) = instances(a, b)?;
     let mut points = Vec::new();
     if x.mesh_contacts(&y, &mut points) > 0 {
-        let deepest = points.iter().min_by(|p, q| q.depth.total_cmp(&p.depth))?;
+        let deepest = points.iter().min_by(|p, q| p.separation.total_cmp(&q.separation))?;
         return Some(Contact {
             point_a: deepest.point,
-            point_b: deepest.point - deepest.normal * deepest.depth,
+            point_b: deepest.point + deepest.normal * deepest.separation,
             normal: deepest.normal,
-            separation: -deepest.depth,
+            separation: deepest.separation,
             part_a: deepest.region,
             part_b: deepest.region,
         });
@@ -369,7 +369,7 @@ pub(crate) fn mesh_mesh_manifolds(
     for (id, p) in points.iter().enumerate() {
         let m = &mut out[first + p.region as usize].manifold;
         m.normal = p.normal;
-        m.push(p.point, p.point - p.normal * p.depth, -p.depth, id as u32);
+        m.push(p.point, p.point + p.normal * p.separation, p.separation, id as u32);
     }
 }
 

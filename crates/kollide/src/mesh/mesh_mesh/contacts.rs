@@ -1,5 +1,5 @@
 //! Contact manifolds of two meshes: a few points per touching region, with a normal and a
-//! penetration estimate.
+//! signed separation (minus a penetration estimate).
 //!
 //! # Method
 //!
@@ -18,15 +18,16 @@
 //!    common volume fastest. When that vector vanishes (coplanar touching, curves that are not
 //!    loops), the sum over the region's pairs of `n_A - n_B` is used instead. Open meshes have
 //!    no outside; their triangles' front side (counter-clockwise winding) is taken as outward.
-//! 4. The depth estimates how far B must move along the normal `n` to separate the region. The
+//! 4. The penetration (the contacts' `-separation`) estimates how far B must move along the
+//!    normal `n` to separate the region. The
 //!    corners of each mesh inside the other solid are found first. Which corners of the
 //!    intersecting triangles lie inside is decided by parity: along an edge, the side changes at
 //!    each crossing of the other mesh's triangles (watertight segment tests against the
 //!    triangles the edge's triangle meets), so one exact inside test per connected set of
 //!    corners decides them all; edges whose crossings come near an edge or corner are not
 //!    trusted. For a solid mesh, the triangles enclosed by the region (reached from inside
-//!    corners across edges without crossing an intersecting triangle) are inside too. The depth
-//!    is then the largest distance, over the few deepest of those points on each side (measured
+//!    corners across edges without crossing an intersecting triangle) are inside too. The
+//!    penetration is then the largest distance, over the few deepest of those points on each side (measured
 //!    along `n` from the centroid of the region's points), from the point to where a ray along
 //!    `n` (for B's points) or `-n` (for A's points) leaves the other solid: for convex solids
 //!    this is the separating distance along `n` unless an edge-edge contact decides it. For two
@@ -43,8 +44,10 @@
 //! A mesh inside a solid one without crossing it gives one contact from the containment
 //! witness (see [`MeshContact`]).
 
+use super::distance::closest_triangle_triangle;
 use super::{Relative, Witness, containment, descend, inside};
 use crate::math::Ray3;
+use crate::mesh::topology::UnionFind;
 use crate::mesh::trimesh::TriMesh;
 use crate::primitive::{
     TriangleIntersection, closest_point_triangle, closest_points_segment_segment,
@@ -52,7 +55,7 @@ use crate::primitive::{
 };
 use glam::{Affine3A, Mat3, Vec3};
 
-/// One point of a contact manifold of two meshes, in the query's frame.
+/// One point of a contact manifold of two meshes, in the world.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MeshContact {
     /// Where the surfaces cross: a point on both of them, up to rounding. For a containment
@@ -60,34 +63,18 @@ pub struct MeshContact {
     pub point: Vec3,
     /// The region's unit normal, from A to B: moving B along it separates the region.
     pub normal: Vec3,
-    /// The region's penetration estimate along `normal`, `>= 0` (see the module documentation;
-    /// for a containment contact, the vertex's distance to the containing surface).
-    pub depth: f32,
+    /// The region's signed separation along `normal`: `<= 0`, zero for touching surfaces, minus
+    /// the penetration estimate for crossing ones (see the module documentation; for a
+    /// containment contact, minus the vertex's distance to the containing surface).
+    pub separation: f32,
     /// The touching region the point belongs to, `0 .. regions`.
     pub region: u32,
 }
 
-impl TriMesh {
-    /// Appends the contact manifold of this mesh (A) and `other` (B), placed in A's space by
-    /// `other_in_self`, to `out`: at most four points per touching region, all in A's mesh
-    /// space (normals unit length there, depths measured there). Returns the number of regions
-    /// (0 when the meshes do not intersect, and for a bad map, see [`TriMesh::intersects_mesh`]).
-    ///
-    /// Solid semantics as [`TriMesh::mesh_overlap`]: a mesh inside a solid one gives one region
-    /// with one point. See the module documentation of `contacts` for the method.
-    pub fn mesh_contacts(
-        &self,
-        other: &TriMesh,
-        other_in_self: &Affine3A,
-        out: &mut Vec<MeshContact>,
-    ) -> usize {
-        let Some(rel) = Relative::new(self, other, other_in_self) else { return 0 };
-        contacts_in_frame(self, other, &rel, &Affine3A::IDENTITY, out)
-    }
-}
-
-/// The contacts, computed with A's space mapped by `frame` (points, normals and depths in the
-/// frame). Pairs are found in A's mesh space; the meeting points are computed there and mapped.
+/// Appends the contact manifold of A and B (placed in A's mesh space by `rel`) to `out`, with
+/// A's space mapped by `frame` (A's placement in the world: points, normals and separations in
+/// the world), and returns the number of touching regions (0 when the meshes do not overlap).
+/// Pairs are found in A's mesh space; the meeting points are computed there and mapped.
 pub(crate) fn contacts_in_frame(
     a: &TriMesh,
     b: &TriMesh,
@@ -111,7 +98,7 @@ pub(crate) fn contacts_in_frame(
     let b_ids = |k: u32| b.triangles()[b.slot_id(k) as usize];
 
     // Regions: union-find over pairs, joined through shared vertices of A or of B.
-    let mut parent: Vec<u32> = (0..pairs.len() as u32).collect();
+    let mut sets = UnionFind::new(pairs.len());
     let (mut a_first, mut b_first) = (vec![u32::MAX; a.vertices().len()], vec![u32::MAX; b.vertices().len()]);
     for (i, &(ka, kb)) in pairs.iter().enumerate() {
         for (first, ids) in [(&mut a_first, a_ids(ka)), (&mut b_first, b_ids(kb))] {
@@ -120,18 +107,18 @@ pub(crate) fn contacts_in_frame(
                 if j == u32::MAX {
                     first[v as usize] = i as u32;
                 } else {
-                    let (x, y) = (find(&mut parent, i as u32), find(&mut parent, j));
-                    parent[x.max(y) as usize] = x.min(y);
+                    sets.union(i as u32, j);
                 }
             }
         }
     }
     drop((a_first, b_first));
+    // Regions are numbered in the order of their first pair.
     let mut region_of_root = vec![u32::MAX; pairs.len()];
     let mut regions = 0;
     let region: Vec<usize> = (0..pairs.len() as u32)
         .map(|i| {
-            let r = find(&mut parent, i) as usize;
+            let r = sets.find(i) as usize;
             if region_of_root[r] == u32::MAX {
                 region_of_root[r] = regions as u32;
                 regions += 1;
@@ -164,15 +151,15 @@ pub(crate) fn contacts_in_frame(
         }
     }
 
-    // The vertices of each side inside the other, as (region, frame point).
-    let a_side = Side { mesh: a, to_a: None, frame: *frame, orientation: orient_a };
-    let b_side = Side { mesh: b, to_a: Some(rel.to_a), frame: *frame, orientation: orient_b };
+    // The vertices of each mesh inside the other, as (region, frame point).
+    let placed_a = PlacedMesh { mesh: a, to_a: None, frame: *frame, orientation: orient_a };
+    let placed_b = PlacedMesh { mesh: b, to_a: Some(rel.to_a), frame: *frame, orientation: orient_b };
     let a_pairs: Vec<(u32, u32, usize)> =
         pairs.iter().zip(&region).map(|(&(ka, kb), &r)| (ka, kb, r)).collect();
     let b_pairs: Vec<(u32, u32, usize)> =
         pairs.iter().zip(&region).map(|(&(ka, kb), &r)| (kb, ka, r)).collect();
-    let a_deep = deep_points(&a_side, &b_side, a_pairs, |p| inside(b, rel.to_b.transform_point3(p)));
-    let b_deep = deep_points(&b_side, &a_side, b_pairs, |p| inside(a, p));
+    let a_deep = deep_points(&placed_a, &placed_b, a_pairs, |p| inside(b, rel.to_b.transform_point3(p)));
+    let b_deep = deep_points(&placed_b, &placed_a, b_pairs, |p| inside(a, p));
 
     let fallback = (b.bounds().transformed(&b_frame).center() - a.bounds().transformed(frame).center())
         .try_normalize()
@@ -216,13 +203,14 @@ pub(crate) fn contacts_in_frame(
             .chain(b_top[r].points().filter_map(|p| exit_distance(a, &a_from_frame, p, n)))
             .reduce(f32::max);
         let depth = by_ray.unwrap_or(depth_a[r] + depth_b[r]);
-        let depth = if depth.is_finite() { depth.max(0.0) } else { 0.0 };
+        // `0.0 - depth`, not `-depth`: touching gives +0.
+        let separation = if depth.is_finite() { 0.0 - depth.max(0.0) } else { 0.0 };
         let mut keep = [usize::MAX; 4];
         let kept = representatives(&points[r], normals[r], &mut keep);
         out.extend(keep[..kept].iter().map(|&i| MeshContact {
             point: points[r][i],
             normal: normals[r],
-            depth,
+            separation,
             region: r as u32,
         }));
     }
@@ -307,7 +295,7 @@ fn meeting_points(p: &[Vec3; 3], q: &[Vec3; 3], out: &mut Vec<Vec3>) -> bool {
                 }
             }
             if out.is_empty() {
-                out.push(super::closest_triangle_triangle(p, q).1);
+                out.push(closest_triangle_triangle(p, q).1);
             }
         }
         None => {}
@@ -319,27 +307,17 @@ fn meeting_points(p: &[Vec3; 3], q: &[Vec3; 3], out: &mut Vec<Vec3>) -> bool {
 /// single, transversal crossing (far above the rounding of both, about `1e-7`).
 const CLEAR_CROSSING: f32 = 1e-5;
 
-/// Union-find root with path halving.
-fn find(parent: &mut [u32], mut i: u32) -> u32 {
-    while parent[i as usize] != i {
-        let up = parent[parent[i as usize] as usize];
-        parent[i as usize] = up;
-        i = up;
-    }
-    i
-}
-
-/// One mesh of the pair: its map into A's space (`None` for A itself, whose triangles are used
-/// as stored), the map of A's space into the frame, and the sign that makes its triangle
-/// normals outward in the frame.
-struct Side<'m> {
+/// One mesh of the pair as the contacts see it: its map into A's space (`None` for A itself,
+/// whose triangles are used as stored), the map of A's space into the frame, and the sign that
+/// makes its triangle normals outward in the frame.
+struct PlacedMesh<'m> {
     mesh: &'m TriMesh,
     to_a: Option<Affine3A>,
     frame: Affine3A,
     orientation: f32,
 }
 
-impl Side<'_> {
+impl PlacedMesh<'_> {
     /// Slot `k`'s corners in A's space, rounded as in the descent.
     fn in_a(&self, k: u32) -> [Vec3; 3] {
         let t = *self.mesh.slot_corners(k);
@@ -364,8 +342,8 @@ impl Side<'_> {
 /// from the inside vertices across edges, without crossing an intersecting triangle, are inside
 /// as well (flood over edge neighbours).
 fn deep_points(
-    own: &Side,
-    other: &Side,
+    own: &PlacedMesh,
+    other: &PlacedMesh,
     mut pairs: Vec<(u32, u32, usize)>,
     inside_other: impl Fn(Vec3) -> bool,
 ) -> Vec<(usize, Vec3)> {
@@ -567,7 +545,7 @@ fn containment_contact(
         }
         _ => return 0,
     };
-    let depth = normal.length();
-    out.push(MeshContact { point, normal: normal.try_normalize().unwrap_or(Vec3::Z), depth, region: 0 });
+    let separation = -normal.length();
+    out.push(MeshContact { point, normal: normal.try_normalize().unwrap_or(Vec3::Z), separation, region: 0 });
     1
 }

@@ -1,6 +1,33 @@
-//! Mesh against mesh under a relative affine map, without rebuilding either mesh: overlap (with
-//! solid semantics for closed meshes), all intersecting triangle pairs, contact manifolds
-//! ([`MeshContact`], method in `contacts`), and distance.
+//! Mesh against mesh, each placed by an affine map, without rebuilding either mesh: overlap
+//! (with solid semantics for closed meshes), all intersecting triangle pairs, contact manifolds
+//! ([`MeshContact`], method in `contacts`), and distance. The queries are methods of
+//! [`MeshInstance`](super::MeshInstance): they take two placed meshes and answer in world space,
+//! and run in A's mesh space with B placed by the relative map `A⁻¹ · B`, computed once.
+//!
+//! # Queries
+//!
+//! - Overlap ([`MeshOverlap`]): some triangles touch or cross, or one mesh lies inside the other
+//!   where that other is solid (see *Solids and surfaces*). The descent stops at the first
+//!   intersecting triangle pair. With a [`MeshMeshCache`], the query first re-checks the last
+//!   witness and stores the new one (cleared on a miss); the answer is the same with or without
+//!   a cache, only the witness reported may differ. A relative map that carries B's coordinates
+//!   beyond `f32` range (rounding bounds overflow) gives no overlap and leaves the cache as it
+//!   was. Allocation-free.
+//! - Containment depth ([`MeshOverlap::AInsideB`], [`MeshOverlap::BInsideA`]), in the world: from
+//!   the tested vertex to the closest point of the containing surface, found in that surface's
+//!   own mesh space. It is the exact distance from that vertex to the surface when the
+//!   placements are similarities, otherwise an upper bound of it; either way an estimate of the
+//!   penetration, which would need the deepest vertex, not just one.
+//! - Intersecting triangles: every pair `(triangle of A, triangle of B)` (ids), in no particular
+//!   order. Surfaces only: containment adds no pairs.
+//! - Contacts ([`MeshContact`]): at most four points per touching region, in the world; a mesh
+//!   inside a solid one gives one region with one point.
+//! - Distance ([`MeshDistance`]): the closest points of the two surfaces, both meshes' triangles
+//!   mapped to the world, if at most `max_distance` apart (`f32::INFINITY` for no limit); none
+//!   for a NaN or negative `max_distance`. It is the distance between the surfaces: a mesh
+//!   inside a solid other one is at a positive distance from it although the solids overlap.
+//!   Computed in `f32` on the mapped triangles: relative error of a few ulps of the coordinates'
+//!   magnitude.
 //!
 //! # Method
 //!
@@ -45,19 +72,18 @@
 //! meshes are surfaces: only their triangles count, and nothing is ever inside them.
 
 mod contacts;
+mod distance;
 
 pub use contacts::MeshContact;
 pub(crate) use contacts::contacts_in_frame;
+pub(crate) use distance::distance_in_frame;
 
 use super::trimesh::TriMesh;
 use crate::bounds::Aabb3;
-use crate::bvh::{Bvh3, Child, Node4};
-use crate::primitive::{
-    TriangleIntersection, closest_point_triangle, closest_points_segment_segment,
-    intersect_triangle_triangle, test_triangle_triangle,
-};
+use crate::bvh::{MAX_LEAF_SIZE, Node4, Tree};
+use crate::primitive::test_triangle_triangle;
 use glam::{Affine3A, DMat3, DVec3, Mat3, Vec3, Vec4};
-use std::mem::MaybeUninit;
+use std::ops::Range;
 
 /// Caller-owned memory of one pair of meshes between queries (temporal coherence).
 ///
@@ -67,7 +93,7 @@ use std::mem::MaybeUninit;
 /// stale or foreign cache (from another pair of meshes) is harmless: it is only ever a candidate,
 /// re-checked exactly, and a failed check falls back to the full query. A miss leaves the cache
 /// empty: no single node pair proves that two concave meshes are apart, so the next query
-/// descends in full (on `meshmesh/torus80k/near-miss`, about 10 µs for two 80k-triangle tori).
+/// descends in full.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MeshMeshCache {
     witness: Witness,
@@ -115,7 +141,7 @@ pub enum MeshOverlap {
     /// A (a component of it) lies inside solid B, and no triangles intersect (unless the
     /// witness came from a cache: a vertex of A still inside B is reported without looking for
     /// crossing triangles). `depth` estimates the penetration: the distance from the tested
-    /// vertex of A to B's surface (see [`TriMesh::mesh_overlap`] for the frame).
+    /// vertex of A to B's surface (see the [module documentation](self)).
     AInsideB { depth: f32 },
     /// B (a component of it) lies inside solid A; otherwise as [`MeshOverlap::AInsideB`], from a
     /// vertex of B to A's surface.
@@ -138,17 +164,10 @@ pub struct MeshDistance {
 }
 
 impl TriMesh {
-    /// True if this mesh (A) and `other` (B), placed in A's space by `other_in_self` (B's mesh
-    /// space to A's), intersect: some triangles touch, or one lies inside the other where that
-    /// other is solid (see the [module documentation](self) for solids, surfaces and rounding).
-    ///
-    /// Stops at the first intersecting triangle pair found. With a `cache`, first re-checks the
-    /// last witness and stores the new one (cleared on a miss); the answer is the same with or
-    /// without a cache, only the witness of [`TriMesh::mesh_overlap`] may differ. A *bad map*
-    /// gives `false` (the cache is left as it was): a non-finite or singular `other_in_self`, or one
-    /// that carries B's coordinates beyond `f32` range (rounding bounds overflow).
-    /// Allocation-free.
-    pub fn intersects_mesh(
+    /// True if this mesh (A) and `other` (B), placed in A's mesh space by `other_in_self` (B's
+    /// mesh space to A's), overlap (see the [module documentation](self)); `false` for a bad map
+    /// (see [`Relative::new`]).
+    pub(crate) fn intersects_mesh(
         &self,
         other: &TriMesh,
         other_in_self: &Affine3A,
@@ -158,28 +177,9 @@ impl TriMesh {
         find_overlap(self, other, &rel, cache).is_some()
     }
 
-    /// How A and B overlap, or `None` if they do not; same rules, cache and bad-input answer as
-    /// [`TriMesh::intersects_mesh`].
-    ///
-    /// The containment depth is measured in A's mesh space: from the tested vertex to the closest
-    /// point of the containing surface found in that surface's own mesh space (mapped into A's).
-    /// It is the exact distance from that vertex to the surface when the relative map is a
-    /// similarity, otherwise an upper bound of it; either way it is an estimate of the
-    /// penetration, which would need the deepest vertex, not just one.
-    pub fn mesh_overlap(
-        &self,
-        other: &TriMesh,
-        other_in_self: &Affine3A,
-        cache: Option<&mut MeshMeshCache>,
-    ) -> Option<MeshOverlap> {
-        let rel = Relative::new(self, other, other_in_self)?;
-        overlap_in_frame(self, other, &rel, cache, &Affine3A::IDENTITY)
-    }
-
-    /// Appends every intersecting pair `(triangle of A, triangle of B)` (ids) to `out`, in no
-    /// particular order. Surfaces only: containment adds no pairs. Appends nothing for a bad
-    /// map (see [`TriMesh::intersects_mesh`]).
-    pub fn intersecting_triangles(
+    /// Appends every intersecting pair `(triangle of A, triangle of B)` (ids) to `out`, B placed
+    /// as for [`TriMesh::intersects_mesh`]; nothing for a bad map.
+    pub(crate) fn intersecting_triangles(
         &self,
         other: &TriMesh,
         other_in_self: &Affine3A,
@@ -191,27 +191,11 @@ impl TriMesh {
             true
         });
     }
-
-    /// The closest points of A's and B's surfaces, measured in A's mesh space, if they are at
-    /// most `max_distance` apart (`f32::INFINITY` for no limit); `None` otherwise, and for a
-    /// bad map (see [`TriMesh::intersects_mesh`]) or a NaN or negative `max_distance`.
-    ///
-    /// This is the distance between the surfaces: a mesh inside a solid other one is at a
-    /// positive distance from it although the solids overlap ([`TriMesh::mesh_overlap`] tells).
-    /// Computed in `f32` on the mapped triangles: relative error of a few ulps of the
-    /// coordinates' magnitude.
-    pub fn mesh_distance(
-        &self,
-        other: &TriMesh,
-        other_in_self: &Affine3A,
-        max_distance: f32,
-    ) -> Option<MeshDistance> {
-        Relative::new(self, other, other_in_self)?;
-        distance_in_frame(self, &Affine3A::IDENTITY, other, other_in_self, max_distance)
-    }
 }
 
-/// Overlap with the containment depth measured after mapping A's space by `frame`.
+/// How A and B overlap under `rel` (see the [module documentation](self)), or `None`; the
+/// containment depth is measured after mapping A's mesh space by `frame` (A's placement in the
+/// world).
 pub(crate) fn overlap_in_frame(
     a: &TriMesh,
     b: &TriMesh,
@@ -304,39 +288,6 @@ fn containment(a: &TriMesh, b: &TriMesh, rel: &Relative) -> Witness {
         }
     }
     Witness::None
-}
-
-/// One vertex index per connected component of `triangles` (triangles sharing a vertex index are
-/// connected): union-find over the vertices, then the first vertex of the first triangle of each
-/// component.
-pub(crate) fn component_seeds(triangles: &[[u32; 3]], vertex_count: usize) -> Vec<u32> {
-    let mut parent: Vec<u32> = (0..vertex_count as u32).collect();
-    fn root(parent: &mut [u32], mut i: u32) -> u32 {
-        while parent[i as usize] != i {
-            let up = parent[parent[i as usize] as usize];
-            parent[i as usize] = up; // path halving
-            i = up;
-        }
-        i
-    }
-    for t in triangles {
-        for &v in &t[1..] {
-            let (x, y) = (root(&mut parent, t[0]), root(&mut parent, v));
-            if x != y {
-                parent[x.max(y) as usize] = x.min(y);
-            }
-        }
-    }
-    let mut seen = vec![false; vertex_count];
-    let mut seeds = Vec::new();
-    for t in triangles {
-        let r = root(&mut parent, t[0]) as usize;
-        if !seen[r] {
-            seen[r] = true;
-            seeds.push(t[0]);
-        }
-    }
-    seeds
 }
 
 /// An affine map as rows, for the four-lane box tests, with the half-extent growth that covers
@@ -463,96 +414,63 @@ impl Relative {
     }
 }
 
-/// A pair of nodes to visit: each a child code (the root, node 0, is nobody's child and is coded
-/// 0) with its box in its own mesh's space.
+/// The boxes of a pair of nodes in the overlap descent, each in its own mesh's space.
 #[derive(Clone, Copy)]
-struct Pair {
-    a: u32,
-    b: u32,
+struct NodeBoxes {
     a_lo: Vec3,
     a_hi: Vec3,
     b_lo: Vec3,
     b_hi: Vec3,
 }
 
-/// Pairs waiting on the descent. Each step pops one pair and pushes at most four, and a path
-/// opens at most `Bvh3::MAX_DEPTH` nodes of each tree, so `6 · MAX_DEPTH + 4` slots always
-/// suffice (a violation would be an internal bug and stops the program on the bounds check).
-const PAIR_STACK: usize = 6 * Bvh3::MAX_DEPTH + 4;
-
-struct PairStack {
-    items: [MaybeUninit<Pair>; PAIR_STACK],
-    len: usize,
-}
-
-impl PairStack {
-    #[inline(always)]
-    fn new() -> Self {
-        Self { items: [const { MaybeUninit::uninit() }; PAIR_STACK], len: 0 }
-    }
-
-    #[inline(always)]
-    fn push(&mut self, pair: Pair) {
-        self.items[self.len].write(pair);
-        self.len += 1;
-    }
-
-    #[inline(always)]
-    fn pop(&mut self) -> Option<Pair> {
-        if self.len == 0 {
-            return None;
-        }
-        self.len -= 1;
-        // SAFETY: every slot below the old `len` was written by `push` (`Pair` is `Copy`).
-        Some(unsafe { self.items[self.len].assume_init() })
-    }
-}
-
-/// Leaf-order range of a leaf code, `None` for an inner node (the root is coded 0).
-#[inline(always)]
-fn leaf_range(code: u32) -> Option<(u32, u32)> {
-    match Child::decode(code) {
-        Child::Leaf { first, count } => Some((first, first + count)),
-        _ => None,
-    }
-}
-
-/// Node index of an inner code (0 for the root).
-#[inline(always)]
-fn node_index(code: u32) -> usize {
-    match Child::decode(code) {
-        Child::Inner(index) => index as usize,
-        _ => 0,
-    }
-}
-
-/// The most triangles a BVH leaf holds.
-const MAX_LEAF: usize = 15;
-
-/// B's current leaf, mapped into A's space, with each triangle's box.
+/// The triangles of one BVH leaf mapped into a common space, with each triangle's box; kept
+/// while a descent stays on that leaf.
 struct MappedLeaf {
-    code: u32,
+    /// The leaf's first slot (`u32::MAX` before the first leaf: no leaf starts there).
+    first: u32,
     len: usize,
-    tris: [[Vec3; 3]; MAX_LEAF],
-    lo: [Vec3; MAX_LEAF],
-    hi: [Vec3; MAX_LEAF],
+    tris: [[Vec3; 3]; MAX_LEAF_SIZE],
+    lo: [Vec3; MAX_LEAF_SIZE],
+    hi: [Vec3; MAX_LEAF_SIZE],
+}
+
+impl MappedLeaf {
+    fn new() -> Self {
+        MappedLeaf {
+            first: u32::MAX,
+            len: 0,
+            tris: [[Vec3::ZERO; 3]; MAX_LEAF_SIZE],
+            lo: [Vec3::ZERO; MAX_LEAF_SIZE],
+            hi: [Vec3::ZERO; MAX_LEAF_SIZE],
+        }
+    }
+
+    /// Holds the triangles of `mesh`'s leaf `slots` mapped by `map` (rounded exactly as every
+    /// query and the reference map them), unless it holds them already.
+    #[inline(always)]
+    fn load(&mut self, mesh: &TriMesh, slots: Range<u32>, map: &Affine3A) {
+        if self.first == slots.start {
+            return;
+        }
+        self.first = slots.start;
+        self.len = slots.len();
+        for (i, k) in slots.enumerate() {
+            let t = mesh.slot_corners(k).map(|p| map.transform_point3(p));
+            self.lo[i] = t[0].min(t[1]).min(t[2]);
+            self.hi[i] = t[0].max(t[1]).max(t[2]);
+            self.tris[i] = t;
+        }
+    }
 }
 
 /// Calls `hit(slot of A, slot of B)` for every intersecting triangle pair (exact test on B's
 /// mapped triangles) until it returns `false`. Returns `false` if stopped.
+///
+/// The node with the larger box in A's space is opened; its children are kept by the two sets
+/// of axes of the module documentation.
 #[inline]
 fn descend(a: &TriMesh, b: &TriMesh, rel: &Relative, mut hit: impl FnMut(u32, u32) -> bool) -> bool {
-    let (a_nodes, b_nodes) = (a.bvh().nodes(), b.bvh().nodes());
     let (a_root, b_root) = (a.bounds(), b.bounds());
-    let mut stack = PairStack::new();
-    stack.push(Pair { a: 0, b: 0, a_lo: a_root.min, a_hi: a_root.max, b_lo: b_root.min, b_hi: b_root.max });
-    let mut leaf = MappedLeaf {
-        code: 0, // no leaf has code 0
-        len: 0,
-        tris: [[Vec3::ZERO; 3]; MAX_LEAF],
-        lo: [Vec3::ZERO; MAX_LEAF],
-        hi: [Vec3::ZERO; MAX_LEAF],
-    };
     // The root pair: both boxes tested once on the two sets of axes.
     let (c, h) = rel.a_test.map_box(b_root.min, b_root.max);
     let (ac, ah) = (a_root.center(), a_root.half_extents());
@@ -562,72 +480,64 @@ fn descend(a: &TriMesh, b: &TriMesh, rel: &Relative, mut hit: impl FnMut(u32, u3
     {
         return true;
     }
-    while let Some(p) = stack.pop() {
-        let (a_leaf, b_leaf) = (leaf_range(p.a), leaf_range(p.b));
-        if let (Some(ra), Some(rb)) = (a_leaf, b_leaf) {
-            if !leaf_pair(a, b, rel, &mut leaf, ra, p.b, rb, &mut hit) {
-                return false;
+    let root = NodeBoxes { a_lo: a_root.min, a_hi: a_root.max, b_lo: b_root.min, b_hi: b_root.max };
+    let mut leaf = MappedLeaf::new();
+    a.bvh().descend_pairs(
+        b.bvh(),
+        root,
+        |p| {
+            let a_larger = (p.a_hi - p.a_lo).element_sum() >= rel.b_size.dot(p.b_hi - p.b_lo);
+            if a_larger { Tree::A } else { Tree::B }
+        },
+        // The other node's box mapped into the opened node's space against the children, then
+        // the children mapped into the other node's space against its box.
+        |p, tree, node, pairs| match tree {
+            Tree::A => {
+                let (c, h) = rel.a_test.map_box(p.b_lo, p.b_hi);
+                let mut mask = node.overlap_mask(c - h, c + h);
+                if mask != 0 {
+                    mask &= rel.b_test.overlap_lanes(node, p.b_lo, p.b_hi);
+                }
+                while mask != 0 {
+                    let lane = mask.trailing_zeros() as usize;
+                    mask &= mask - 1;
+                    let bx = node.child_box(lane);
+                    pairs.push(lane, NodeBoxes { a_lo: bx.min, a_hi: bx.max, ..*p });
+                }
             }
-            continue;
-        }
-        let open_a = b_leaf.is_some()
-            || (a_leaf.is_none() && (p.a_hi - p.a_lo).element_sum() >= rel.b_size.dot(p.b_hi - p.b_lo));
-        if open_a {
-            let node = &a_nodes[node_index(p.a)];
-            let (c, h) = rel.a_test.map_box(p.b_lo, p.b_hi);
-            let mut mask = node.overlap_mask(c - h, c + h);
-            if mask != 0 {
-                mask &= rel.b_test.overlap_lanes(node, p.b_lo, p.b_hi);
+            Tree::B => {
+                let (c, h) = rel.b_test.map_box(p.a_lo, p.a_hi);
+                let mut mask = node.overlap_mask(c - h, c + h);
+                if mask != 0 {
+                    mask &= rel.a_test.overlap_lanes(node, p.a_lo, p.a_hi);
+                }
+                while mask != 0 {
+                    let lane = mask.trailing_zeros() as usize;
+                    mask &= mask - 1;
+                    let bx = node.child_box(lane);
+                    pairs.push(lane, NodeBoxes { b_lo: bx.min, b_hi: bx.max, ..*p });
+                }
             }
-            while mask != 0 {
-                let lane = mask.trailing_zeros() as usize;
-                mask &= mask - 1;
-                let bx = node.child_box(lane);
-                stack.push(Pair { a: node.child[lane], a_lo: bx.min, a_hi: bx.max, ..p });
-            }
-        } else {
-            let node = &b_nodes[node_index(p.b)];
-            let (c, h) = rel.b_test.map_box(p.a_lo, p.a_hi);
-            let mut mask = node.overlap_mask(c - h, c + h);
-            if mask != 0 {
-                mask &= rel.a_test.overlap_lanes(node, p.a_lo, p.a_hi);
-            }
-            while mask != 0 {
-                let lane = mask.trailing_zeros() as usize;
-                mask &= mask - 1;
-                let bx = node.child_box(lane);
-                stack.push(Pair { b: node.child[lane], b_lo: bx.min, b_hi: bx.max, ..p });
-            }
-        }
-    }
-    true
+        },
+        |a_slots, b_slots, _| leaf_pair(a, b, rel, &mut leaf, a_slots, b_slots, &mut hit),
+    )
 }
 
 /// The exact tests of one pair of leaves: B's leaf mapped into A's space (reused while the same
 /// B leaf comes back), then for each B triangle, four A triangles at a time pre-filtered by box.
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn leaf_pair(
     a: &TriMesh,
     b: &TriMesh,
     rel: &Relative,
     leaf: &mut MappedLeaf,
-    (a_first, a_end): (u32, u32),
-    b_code: u32,
-    (b_first, b_end): (u32, u32),
+    a_slots: Range<u32>,
+    b_slots: Range<u32>,
     hit: &mut impl FnMut(u32, u32) -> bool,
 ) -> bool {
-    if leaf.code != b_code {
-        leaf.code = b_code;
-        leaf.len = (b_end - b_first) as usize;
-        for (i, k) in (b_first..b_end).enumerate() {
-            let t = rel.map_b_triangle(b.slot_corners(k));
-            leaf.lo[i] = t[0].min(t[1]).min(t[2]);
-            leaf.hi[i] = t[0].max(t[1]).max(t[2]);
-            leaf.tris[i] = t;
-        }
-    }
-    let mut first = a_first;
+    let b_first = b_slots.start;
+    leaf.load(b, b_slots, &rel.to_a);
+    let (mut first, a_end) = (a_slots.start, a_slots.end);
     while first < a_end {
         let lanes = (a_end - first).min(4);
         let t = a.slot_triangles4(first, a_end);
@@ -656,166 +566,33 @@ fn leaf_pair(
     true
 }
 
-/// Closest points of the surfaces of A (placed by `fa`) and B (placed by `fb`), measured in the
-/// common frame both maps lead to.
-///
-/// Best-first by node pairs: a pair's key is the squared distance between the frame boxes of its
-/// two nodes (each node box mapped by its own map, Arvo), shrunk by a rounding allowance, so it
-/// bounds the distance of any two triangles below; pairs whose key exceeds the best distance so
-/// far are dropped. Leaves' triangles are mapped into the frame once per leaf visit.
-pub(crate) fn distance_in_frame(
-    a: &TriMesh,
-    fa: &Affine3A,
-    b: &TriMesh,
-    fb: &Affine3A,
-    max_distance: f32,
-) -> Option<MeshDistance> {
-    if !(max_distance >= 0.0) || !fa.is_finite() || !fb.is_finite() {
-        return None;
-    }
-    let (ma, mb) = (BoxMap::new(fa, Vec3::ZERO), BoxMap::new(fb, Vec3::ZERO));
-    let (a_root, b_root) = (a.bounds(), b.bounds());
-    let (a_frame, b_frame) = (a_root.transformed(fa), b_root.transformed(fb));
-    // Every frame coordinate is below `reach`; rounding of mapped points and boxes stays within
-    // a few ulps of it.
-    let reach = a_frame.min.abs().max(a_frame.max.abs()).max(b_frame.min.abs().max(b_frame.max.abs()));
-    let slack = reach.max_element() * ROUNDING as f32;
-    if !slack.is_finite() {
-        return None;
-    }
-    let key = |(ca, ha): (Vec3, Vec3), (cb, hb): (Vec3, Vec3)| {
-        let gap = ((ca - cb).abs() - ha - hb - Vec3::splat(slack)).max(Vec3::ZERO);
-        gap.length_squared()
-    };
-    let mut limit =
-        if max_distance.is_finite() { (max_distance * max_distance).min(f32::MAX) } else { f32::MAX };
-    let mut best: Option<(f32, Vec3, Vec3, u32, u32)> = None;
-    struct Entry {
-        key: f32,
-        pair: Pair,
-        a_box: (Vec3, Vec3),
-        b_box: (Vec3, Vec3),
-    }
-    let mut stack = Vec::with_capacity(64);
-    let root_a = ma.map_box(a_root.min, a_root.max);
-    let root_b = mb.map_box(b_root.min, b_root.max);
-    stack.push(Entry {
-        key: key(root_a, root_b),
-        pair: Pair { a: 0, b: 0, a_lo: a_root.min, a_hi: a_root.max, b_lo: b_root.min, b_hi: b_root.max },
-        a_box: root_a,
-        b_box: root_b,
-    });
-    let mut a_tris: Vec<[Vec3; 3]> = Vec::with_capacity(MAX_LEAF);
-    let mut b_tris: Vec<[Vec3; 3]> = Vec::with_capacity(MAX_LEAF);
-    let (mut a_code, mut b_code) = (0, 0);
-    let mut children: Vec<Entry> = Vec::with_capacity(4);
-    while let Some(e) = stack.pop() {
-        if e.key > limit {
-            continue;
-        }
-        let p = e.pair;
-        let (a_leaf, b_leaf) = (leaf_range(p.a), leaf_range(p.b));
-        if let (Some((af, ae)), Some((bf, be))) = (a_leaf, b_leaf) {
-            if a_code != p.a {
-                a_code = p.a;
-                a_tris.clear();
-                a_tris.extend((af..ae).map(|k| a.slot_corners(k).map(|q| fa.transform_point3(q))));
-            }
-            if b_code != p.b {
-                b_code = p.b;
-                b_tris.clear();
-                b_tris.extend((bf..be).map(|k| b.slot_corners(k).map(|q| fb.transform_point3(q))));
-            }
-            'leaf: for (i, ta) in a_tris.iter().enumerate() {
-                let (alo, ahi) = (ta[0].min(ta[1]).min(ta[2]), ta[0].max(ta[1]).max(ta[2]));
-                for (j, tb) in b_tris.iter().enumerate() {
-                    let (blo, bhi) = (tb[0].min(tb[1]).min(tb[2]), tb[0].max(tb[1]).max(tb[2]));
-                    let gap = (blo - ahi).max(alo - bhi).max(Vec3::ZERO) - Vec3::splat(slack);
-                    if gap.max(Vec3::ZERO).length_squared() > limit {
-                        continue;
-                    }
-                    let (d2, pa, pb) = closest_triangle_triangle(ta, tb);
-                    if d2 <= limit && best.is_none_or(|(bd, ..)| d2 < bd) {
-                        limit = d2;
-                        best = Some((d2, pa, pb, af + i as u32, bf + j as u32));
-                        if d2 == 0.0 {
-                            stack.clear(); // nothing is closer than touching
-                            break 'leaf;
-                        }
-                    }
-                }
-            }
-            continue;
-        }
-        let open_a =
-            b_leaf.is_some() || (a_leaf.is_none() && (e.a_box.1.element_sum() >= e.b_box.1.element_sum()));
-        children.clear();
-        if open_a {
-            let node = &a.bvh().nodes()[node_index(p.a)];
-            for lane in (0..4).filter(|&lane| node.child[lane] != 0) {
-                let bx = node.child_box(lane);
-                let a_box = ma.map_box(bx.min, bx.max);
-                let k = key(a_box, e.b_box);
-                if k <= limit {
-                    let pair = Pair { a: node.child[lane], a_lo: bx.min, a_hi: bx.max, ..p };
-                    children.push(Entry { key: k, pair, a_box, b_box: e.b_box });
-                }
-            }
-        } else {
-            let node = &b.bvh().nodes()[node_index(p.b)];
-            for lane in (0..4).filter(|&lane| node.child[lane] != 0) {
-                let bx = node.child_box(lane);
-                let b_box = mb.map_box(bx.min, bx.max);
-                let k = key(e.a_box, b_box);
-                if k <= limit {
-                    let pair = Pair { b: node.child[lane], b_lo: bx.min, b_hi: bx.max, ..p };
-                    children.push(Entry { key: k, pair, a_box: e.a_box, b_box });
-                }
-            }
-        }
-        // Nearest on top of the stack.
-        children.sort_unstable_by(|x, y| y.key.total_cmp(&x.key));
-        stack.append(&mut children);
-    }
-    let (d2, point_a, point_b, ka, kb) = best?;
-    Some(MeshDistance {
-        distance: d2.sqrt(),
-        point_a,
-        point_b,
-        triangle_a: a.slot_id(ka),
-        triangle_b: b.slot_id(kb),
-    })
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// Squared distance and closest points of two closed triangles: zero and a common point when
-/// they meet (exact test), otherwise the best of the nine edge pairs and the six corners against
-/// the other triangle, where the closest pair of two disjoint triangles always lies.
-pub(crate) fn closest_triangle_triangle(p: &[Vec3; 3], q: &[Vec3; 3]) -> (f32, Vec3, Vec3) {
-    let meet = intersect_triangle_triangle(p, q);
-    if let Some(TriangleIntersection::Segment { start, .. }) = meet {
-        return (0.0, start, start);
-    }
-    let mut best = (f32::INFINITY, p[0], q[0]);
-    let mut keep = |d2: f32, x: Vec3, y: Vec3| {
-        if d2 < best.0 {
-            best = (d2, x, y);
+    /// Non-finite and singular relative maps give the documented "no" answers, and leave a
+    /// cache as it was.
+    #[test]
+    fn bad_relative_maps_find_nothing() {
+        let a = TriMesh::new(
+            vec![Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::Z],
+            vec![[0, 2, 1], [0, 1, 3], [1, 2, 3], [2, 0, 3]],
+        )
+        .unwrap();
+        let nan = Affine3A::from_translation(Vec3::new(f32::NAN, 0.0, 0.0));
+        let inf = Affine3A::from_scale(Vec3::new(f32::INFINITY, 1.0, 1.0));
+        let flat = Affine3A::from_scale(Vec3::new(1.0, 1.0, 0.0));
+        let tiny = Affine3A::from_scale(Vec3::splat(1e-30));
+        for map in [nan, inf, flat, tiny] {
+            assert!(Relative::new(&a, &a, &map).is_none(), "{map:?}");
+            let mut cache = MeshMeshCache::new();
+            assert!(a.intersects_mesh(&a, &Affine3A::IDENTITY, Some(&mut cache)));
+            assert!(!a.intersects_mesh(&a, &map, Some(&mut cache)), "{map:?}");
+            assert!(cache.has_witness());
+            let mut pairs = Vec::new();
+            a.intersecting_triangles(&a, &map, &mut pairs);
+            assert!(pairs.is_empty());
+            assert_eq!(distance_in_frame(&a, &Affine3A::IDENTITY, &a, &nan, f32::INFINITY), None);
         }
-    };
-    for i in 0..3 {
-        for j in 0..3 {
-            let c = closest_points_segment_segment(p[i], p[(i + 1) % 3], q[j], q[(j + 1) % 3]);
-            keep(c.distance_squared, c.point_a, c.point_b);
-        }
     }
-    for i in 0..3 {
-        let c = closest_point_triangle(p[i], q).point;
-        keep((c - p[i]).length_squared(), p[i], c);
-        let c = closest_point_triangle(q[i], p).point;
-        keep((c - q[i]).length_squared(), c, q[i]);
-    }
-    if meet.is_some() {
-        // Coplanar overlap: the best pair found is (up to rounding) a common point.
-        return (0.0, best.1, best.1);
-    }
-    best
 }
