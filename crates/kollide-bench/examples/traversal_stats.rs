@@ -178,10 +178,8 @@ fn main() {
         }
         slot
     };
-    let answers: Vec<Option<(u32, f32)>> = rays
-        .iter()
-        .map(|r| mesh.cast_ray(r, f32::MAX).map(|h| (slot_of[h.triangle as usize], h.t)))
-        .collect();
+    let answers: Vec<Option<(u32, f32)>> =
+        rays.iter().map(|r| mesh.cast_ray(r, f32::MAX).map(|h| (slot_of[h.part as usize], h.t))).collect();
     let traversal_only = |r: &Ray3, answer: &Option<(u32, f32)>| {
         mesh.bvh()
             .cast_ray(r, f32::MAX, |range, _| answer.filter(|(k, _)| range.contains(k)).map(|(_, t)| t))

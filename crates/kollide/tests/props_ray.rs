@@ -15,7 +15,7 @@ use kollide::bounds::{Aabb2, Aabb3, Circle, Obb3, Sphere};
 use kollide::math::{Mat3, Pose3, Ray2, Ray3, Vec2, Vec3};
 use kollide::primitive::d2::{self, RayHit2};
 use kollide::primitive::{
-    Plane3, RayHit, RayTriangleSetup, ray_aabb, ray_capsule, ray_obb, ray_plane, ray_sphere, ray_triangle,
+    Plane3, RayHit3, RayTriangleSetup, ray_aabb, ray_capsule, ray_obb, ray_plane, ray_sphere, ray_triangle,
     ray_triangle_with, segment_triangle,
 };
 use kollide_testkit::proptest_config;
@@ -171,7 +171,7 @@ fn check_convex(
 fn check_solid3(
     ray: &Ray3,
     max_t: f32,
-    got: Option<RayHit>,
+    got: Option<RayHit3>,
     sdf: impl Fn(DVec3) -> f64,
     support: impl Fn(DVec3) -> f64,
     scale: f64,
@@ -267,7 +267,7 @@ fn random_obb(rng: &mut TestRng) -> Obb3 {
     Obb3::new(point3(rng, 10.0), Mat3::from_quat(rotation3(rng)), half)
 }
 
-fn check_obb(ray: &Ray3, max_t: f32, obb: &Obb3, got: Option<RayHit>) -> CaseResult {
+fn check_obb(ray: &Ray3, max_t: f32, obb: &Obb3, got: Option<RayHit3>) -> CaseResult {
     let c = obb.center.as_dvec3();
     let axes = [obb.axes.x_axis, obb.axes.y_axis, obb.axes.z_axis].map(|a| a.as_dvec3());
     let h = obb.half_extents.as_dvec3();
@@ -306,7 +306,7 @@ fn random_capsule(rng: &mut TestRng) -> Capsule {
     Capsule { a, b, radius: rng.random_range(0.1..3.0) }
 }
 
-fn check_capsule(ray: &Ray3, max_t: f32, cap: &Capsule, got: Option<RayHit>) -> CaseResult {
+fn check_capsule(ray: &Ray3, max_t: f32, cap: &Capsule, got: Option<RayHit3>) -> CaseResult {
     let (a, b, r) = (cap.a.as_dvec3(), cap.b.as_dvec3(), f64::from(cap.radius));
     check_solid3(
         ray,
@@ -402,7 +402,7 @@ fn random_triangle_case(rng: &mut TestRng) -> TriangleCase {
     TriangleCase { ray, max_t, tri, segment }
 }
 
-fn cast_triangle(c: &TriangleCase) -> Option<kollide::primitive::TriangleHit> {
+fn cast_triangle(c: &TriangleCase) -> Option<kollide::primitive::TriangleCrossing> {
     if c.segment {
         segment_triangle(c.ray.origin, c.ray.origin + c.ray.dir, &c.tri)
     } else {
@@ -746,7 +746,7 @@ fn power_of_two_scale_case(seed: u64) -> Result<(), TestCaseError> {
     let center = point3(&mut rng, 10.0);
     let (ray, max_t) = random_ray3(&mut rng, center, 5.0, 3.0, true);
     let scaled = Ray3::new(ray.origin, ray.dir * k);
-    let same = |a: Option<RayHit>, b: Option<RayHit>| match (a, b) {
+    let same = |a: Option<RayHit3>, b: Option<RayHit3>| match (a, b) {
         (None, None) => true,
         (Some(a), Some(b)) => a.t / k == b.t && a.normal == b.normal,
         _ => false,
@@ -821,7 +821,7 @@ fn solid_rigid_case(seed: u64) -> CaseResult {
     }
 }
 
-fn compare_moved(outcome: Outcome, before: Option<RayHit>, after: Option<RayHit>) -> CaseResult {
+fn compare_moved(outcome: Outcome, before: Option<RayHit3>, after: Option<RayHit3>) -> CaseResult {
     match outcome {
         Outcome::Hit => {
             prop_assert!(after.is_some(), "moved ray missed");
@@ -869,7 +869,7 @@ fn bad_input_case(seed: u64) -> Result<(), TestCaseError> {
     let ray = Ray3::new(wild3(&mut rng), wild3(&mut rng));
     let max_t = wild(&mut rng);
     let nan_ray = ray.origin.is_nan() || ray.dir.is_nan() || max_t.is_nan();
-    let check = |h: Option<RayHit>| -> Result<(), TestCaseError> {
+    let check = |h: Option<RayHit3>| -> Result<(), TestCaseError> {
         if let Some(h) = h {
             prop_assert!(!nan_ray);
             prop_assert!(h.t >= 0.0 && h.t <= max_t && h.t.is_finite(), "{h:?}");

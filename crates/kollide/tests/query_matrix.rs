@@ -1070,7 +1070,6 @@ fn epa_inconsistent(case: &Case) -> bool {
         && (along_normal - c.separation).abs() > tolerance(case)
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // The cells
 

@@ -4,12 +4,14 @@ use super::mesh_mesh::{
     MeshContact, MeshDistance, MeshMeshCache, MeshOverlap, Relative, contacts_in_frame, distance_in_frame,
     overlap_in_frame,
 };
-use super::query::{MeshPointProjection, MeshRayHit, MeshSphereContact, PolylineHit};
+use super::query::{MeshPointProjection, MeshSphereContact, PolylineHit};
 use super::trimesh::TriMesh;
 use crate::bounds::{Aabb3, Obb3, Sphere};
 use crate::bvh::Node4;
 use crate::math::Ray3;
-use crate::primitive::{TriangleFeature, closest_point_triangle, test_sphere_triangle, test_triangle_aabb};
+use crate::primitive::{
+    RayHit3, TriangleFeature, closest_point_triangle, test_sphere_triangle, test_triangle_aabb,
+};
 use glam::{Affine3A, Mat3, Vec3, Vec4};
 use std::sync::Arc;
 
@@ -101,16 +103,22 @@ impl MeshInstance {
         Ray3::new(self.to_local(ray.origin), self.to_local_linear * ray.dir)
     }
 
-    /// A mesh-space hit mapped back: the world point at `t` and the world normal (the inverse
-    /// transpose of the map applied to the mesh normal), facing against the world ray.
-    fn world_hit(&self, ray: &Ray3, hit: MeshRayHit) -> MeshRayHit {
+    /// A mesh-space hit mapped back: the world normal (the inverse transpose of the map applied to
+    /// the mesh normal), facing against the world ray; `t` is the same in both spaces.
+    fn world_hit(&self, ray: &Ray3, hit: RayHit3) -> RayHit3 {
         let normal = (self.to_local_linear.transpose() * hit.normal).normalize_or_zero();
         let normal = if normal.dot(ray.dir) > 0.0 { -normal } else { normal };
-        MeshRayHit { point: ray.at(hit.t), normal, ..hit }
+        RayHit3 { normal, ..hit }
+    }
+
+    /// The barycentric weights of the corners of triangle `triangle` at the world point `p`
+    /// (see [`TriMesh::barycentric`]; an affine map keeps barycentric weights).
+    pub fn barycentric(&self, triangle: u32, p: Vec3) -> Option<Vec3> {
+        self.mesh.barycentric(triangle, self.to_local(p))
     }
 
     /// The closest hit within `[0, max_t]`; see [`TriMesh::cast_ray`].
-    pub fn cast_ray(&self, ray: &Ray3, max_t: f32) -> Option<MeshRayHit> {
+    pub fn cast_ray(&self, ray: &Ray3, max_t: f32) -> Option<RayHit3> {
         self.mesh.cast_ray(&self.local_ray(ray), max_t).map(|hit| self.world_hit(ray, hit))
     }
 
@@ -126,7 +134,7 @@ impl MeshInstance {
     }
 
     /// Every hit within `[0, max_t]`, appended in increasing `t`.
-    pub fn cast_ray_all(&self, ray: &Ray3, max_t: f32, hits: &mut Vec<MeshRayHit>) {
+    pub fn cast_ray_all(&self, ray: &Ray3, max_t: f32, hits: &mut Vec<RayHit3>) {
         let start = hits.len();
         self.mesh.cast_ray_all(&self.local_ray(ray), max_t, hits);
         for hit in &mut hits[start..] {
@@ -144,7 +152,7 @@ impl MeshInstance {
 
     /// Casts many rays (each with its own `max_t`), writing one result per ray into `out`
     /// (`out` is cleared first). Parallel over rays with the `parallel` feature.
-    pub fn cast_rays(&self, rays: &[(Ray3, f32)], out: &mut Vec<Option<MeshRayHit>>) {
+    pub fn cast_rays(&self, rays: &[(Ray3, f32)], out: &mut Vec<Option<RayHit3>>) {
         out.clear();
         #[cfg(feature = "parallel")]
         {

@@ -6,25 +6,10 @@ use crate::bounds::{Aabb3, Obb3, Sphere};
 use crate::bvh::{RayBoxSetup, ray_limit};
 use crate::math::Ray3;
 use crate::primitive::{
-    RayTriangleSetup, TriangleFeature, TriangleHit, closest_point_triangle,
+    RayHit3, RayTriangleSetup, TriangleCrossing, TriangleFeature, closest_point_triangle,
     distance_squared_lower_bound_triangles4, ray_triangle_with, test_sphere_triangle, test_triangle_aabb,
 };
 use glam::{Vec3, Vec4};
-
-/// A ray hit on a mesh.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct MeshRayHit {
-    /// Ray parameter of the hit, in `[0, max_t]`.
-    pub t: f32,
-    /// The hit point, `origin + t * dir`, interpolated on the triangle.
-    pub point: Vec3,
-    /// Unit geometric normal of the hit triangle, facing against the ray.
-    pub normal: Vec3,
-    /// The id of the hit triangle (index into [`TriMesh::triangles`]).
-    pub triangle: u32,
-    /// Barycentric weights of the triangle's corners at the hit point.
-    pub bary: Vec3,
-}
 
 /// The first hit along a polyline: which segment and where.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -32,7 +17,7 @@ pub struct PolylineHit {
     /// Segment `i` runs from `points[i]` to `points[i + 1]`.
     pub segment: usize,
     /// The hit, with `t ∈ [0, 1]` along that segment.
-    pub hit: MeshRayHit,
+    pub hit: RayHit3,
 }
 
 /// The closest point of a mesh to a query point.
@@ -60,15 +45,17 @@ pub struct MeshSphereContact {
 }
 
 impl TriMesh {
-    /// The closest hit of the ray within `[0, max_t]`, or `None`. Triangles are two-sided and the
-    /// test is watertight (see [`crate::primitive::ray_triangle`]).
-    pub fn cast_ray(&self, ray: &Ray3, max_t: f32) -> Option<MeshRayHit> {
+    /// The closest hit of the ray within `[0, max_t]`, or `None`: `t`, the triangle's unit
+    /// geometric normal facing against the ray, and the triangle's id as the hit's `part` (its
+    /// barycentric weights at `ray.at(t)` from [`TriMesh::barycentric`]). Triangles are two-sided
+    /// and the test is watertight (see [`crate::primitive::ray_triangle`]).
+    pub fn cast_ray(&self, ray: &Ray3, max_t: f32) -> Option<RayHit3> {
         let (k, hit) = self.closest_ray_slot(ray, max_t)?;
-        Some(self.ray_hit(ray, k, hit))
+        Some(self.ray_hit(k, hit))
     }
 
     /// The parameter `t` of the closest hit within `[0, max_t]`, or `None`: [`TriMesh::cast_ray`]
-    /// without the rest of the hit record (point, normal, triangle, barycentrics), for callers
+    /// without the rest of the hit record (normal and triangle), for callers
     /// that only need how far the ray gets.
     pub fn cast_ray_t(&self, ray: &Ray3, max_t: f32) -> Option<f32> {
         self.closest_ray_slot(ray, max_t).map(|(_, hit)| hit.t)
@@ -76,11 +63,11 @@ impl TriMesh {
 
     /// The closest hit within `[0, max_t]` and the leaf slot of its triangle: front-to-back
     /// traversal, each leaf's triangles tested in order with the limit lowered by every hit.
-    fn closest_ray_slot(&self, ray: &Ray3, max_t: f32) -> Option<(u32, TriangleHit)> {
+    fn closest_ray_slot(&self, ray: &Ray3, max_t: f32) -> Option<(u32, TriangleCrossing)> {
         let setup = RayTriangleSetup::new(ray);
         let mut best = None;
         // The leaf test is forced inline: called out of line, its call costs a frame and the
-        // reload of the traversal's per-ray vectors at every leaf (3% fewer instructions).
+        // reload of the traversal's per-ray vectors at every leaf.
         self.bvh().cast_ray(
             ray,
             max_t,
@@ -107,8 +94,8 @@ impl TriMesh {
         let Some(max_t) = ray_limit(max_t) else { return false };
         let setup = RayTriangleSetup::new(ray);
         // Near to far by each node's stored order for the ray's octant, not sorted by entry
-        // parameter as for the closest hit: on the bunny the rays that hit visit 9.6 nodes against
-        // 9.3, but each visit is cheaper and the search 9% faster (`ray/bunny75k/any`).
+        // parameter as for the closest hit: a search that stops at the first hit needs no limit,
+        // so a few more node visits cost less than sorting every node's children.
         self.bvh().cast_ray_any(
             ray,
             max_t,
@@ -122,7 +109,7 @@ impl TriMesh {
 
     /// Every hit within `[0, max_t]`, appended to `hits` in increasing `t`. A ray through a shared
     /// edge or vertex may report each triangle around it.
-    pub fn cast_ray_all(&self, ray: &Ray3, max_t: f32, hits: &mut Vec<MeshRayHit>) {
+    pub fn cast_ray_all(&self, ray: &Ray3, max_t: f32, hits: &mut Vec<RayHit3>) {
         let Some(max_t) = ray_limit(max_t) else { return };
         let setup = RayTriangleSetup::new(ray);
         let boxes = RayBoxSetup::new(ray);
@@ -132,17 +119,17 @@ impl TriMesh {
             |range| {
                 for k in range {
                     if let Some(hit) = ray_triangle_with(&setup, max_t, self.slot_corners(k)) {
-                        hits.push(self.ray_hit(ray, k, hit));
+                        hits.push(self.ray_hit(k, hit));
                     }
                 }
                 true
             },
         );
-        hits[start..].sort_by(|a, b| a.t.total_cmp(&b.t).then(a.triangle.cmp(&b.triangle)));
+        hits[start..].sort_by(|a, b| a.t.total_cmp(&b.t).then(a.part.cmp(&b.part)));
     }
 
     /// The closest hit of the segment `a → b` (`t ∈ [0, 1]`).
-    pub fn cast_segment(&self, a: Vec3, b: Vec3) -> Option<MeshRayHit> {
+    pub fn cast_segment(&self, a: Vec3, b: Vec3) -> Option<RayHit3> {
         self.cast_ray(&Ray3::from_segment(a, b), 1.0)
     }
 
@@ -323,16 +310,26 @@ impl TriMesh {
         Some(if self.is_inside_by(p, &proj, k) { -proj.distance } else { proj.distance })
     }
 
-    fn ray_hit(&self, ray: &Ray3, k: u32, hit: TriangleHit) -> MeshRayHit {
-        let corners = self.slot_corners(k);
-        let bary = Vec3::new(1.0 - hit.u - hit.v, hit.u, hit.v);
-        MeshRayHit {
-            t: hit.t,
-            point: ray.at(hit.t),
-            normal: hit.normal(corners),
-            triangle: self.slot_id(k),
-            bary,
+    fn ray_hit(&self, k: u32, crossing: TriangleCrossing) -> RayHit3 {
+        RayHit3 { t: crossing.t, normal: crossing.normal(self.slot_corners(k)), part: self.slot_id(k) }
+    }
+
+    /// The barycentric weights of the corners of triangle `triangle` at `p` (mesh space), for a
+    /// point on the triangle such as a ray hit's `ray.at(t)`: the weights of `p`'s projection
+    /// onto the triangle's plane, `None` for an unknown id or a triangle without area.
+    pub fn barycentric(&self, triangle: u32, p: Vec3) -> Option<Vec3> {
+        let [a, b, c] = self.triangle(triangle)?;
+        // Cramer's rule on the normal equations of p - a = u (b - a) + v (c - a).
+        let (e1, e2, d) = ((b - a).as_dvec3(), (c - a).as_dvec3(), (p - a).as_dvec3());
+        let (d11, d12, d22) = (e1.dot(e1), e1.dot(e2), e2.dot(e2));
+        let (d1, d2) = (d.dot(e1), d.dot(e2));
+        let det = d11 * d22 - d12 * d12;
+        if !(det > 0.0) {
+            return None;
         }
+        let u = (d22 * d1 - d12 * d2) / det;
+        let v = (d11 * d2 - d12 * d1) / det;
+        Some(Vec3::new((1.0 - u - v) as f32, u as f32, v as f32))
     }
 
     /// Best-first closest point search; also returns the leaf slot of the winning triangle.

@@ -7,7 +7,7 @@ use super::frame::{PairInput, finite, setup};
 use super::gjk::{GjkCache, GjkResult, gjk, gjk_ray_cast};
 use super::types::{NarrowError, ShapeCastHit};
 use crate::math::{Ray3, is_rigid};
-use crate::primitive::RayHit;
+use crate::primitive::RayHit3;
 use crate::shape::{ConvexShape, PointProjection};
 
 /// Linear shape cast: B moves by `t · velocity` (world space, A still) for `t ∈ [0, max_t]`;
@@ -65,7 +65,7 @@ pub fn cast_ray(
     shape_to_world: &Affine3A,
     ray: &Ray3,
     max_t: f32,
-) -> Result<Option<RayHit>, NarrowError> {
+) -> Result<Option<RayHit3>, NarrowError> {
     if !shape.is_valid() {
         return Err(NarrowError::InvalidShape(0));
     }
@@ -100,7 +100,7 @@ pub fn cast_ray(
             gjk_ray_cast(shape, local.origin.into(), local.dir.into(), max_t).map(|(t, n)| {
                 let n = n.normalize_or_zero();
                 let n = if n == Vec3A::ZERO { -Vec3A::from(local.dir) / dd.sqrt() } else { n };
-                RayHit { t, normal: n.into() }
+                RayHit3 { part: 0, t, normal: n.into() }
             })
         }
     };
@@ -109,7 +109,7 @@ pub fn cast_ray(
         let n = inv.matrix3.transpose() * Vec3A::from(h.normal);
         let n = n.normalize_or_zero();
         let n = if h.t == 0.0 || n == Vec3A::ZERO { -ray.dir.normalize_or_zero() } else { n.into() };
-        RayHit { t: h.t, normal: n }
+        RayHit3 { part: 0, t: h.t, normal: n }
     }))
 }
 

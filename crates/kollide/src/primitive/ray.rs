@@ -11,13 +11,17 @@ use crate::math::{Ray3, Vec3, Vec3A};
 
 use super::Plane3;
 
-/// Where a ray first meets a plane, sphere, box or capsule.
+/// Where a ray first meets a shape: the one 3D ray-hit record, returned by the primitive casts,
+/// the shapes, the narrow phase, meshes and the query layer.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RayHit {
+pub struct RayHit3 {
     /// Ray parameter of the hit, in `[0, max_t]`; the point is `ray.at(t)`.
     pub t: f32,
     /// Unit normal at the hit, facing against the ray (`normal · dir ≤ 0`).
     pub normal: Vec3,
+    /// The part hit: the triangle id of a mesh, the ball of a sphere set, the child of a
+    /// compound; 0 for a primitive or a convex shape.
+    pub part: u32,
 }
 
 /// Whether the ray and `max_t` satisfy the shared validity contract (`dd = dir · dir`).
@@ -39,7 +43,7 @@ pub(super) fn dir_ok(dd: f32, max_t: f32) -> bool {
 /// meaningless hit (floating-point arithmetic never traps), and check the input only when they
 /// found a hit: valid queries that miss pay nothing for validation.
 #[inline(always)]
-fn accept(hit: RayHit, inputs_ok: bool) -> Option<RayHit> {
+fn accept(hit: RayHit3, inputs_ok: bool) -> Option<RayHit3> {
     (inputs_ok & (hit.t < f32::INFINITY)).then_some(hit)
 }
 
@@ -52,8 +56,8 @@ fn finite(v: Vec3) -> bool {
 
 /// The hit reported when the origin lies in a solid: `t = 0`, normal `-dir / |dir|`.
 #[inline]
-fn origin_inside_hit(dir: Vec3, dd: f32) -> RayHit {
-    RayHit { t: 0.0, normal: dir * (-1.0 / dd.sqrt()) }
+fn origin_inside_hit(dir: Vec3, dd: f32) -> RayHit3 {
+    RayHit3 { part: 0, t: 0.0, normal: dir * (-1.0 / dd.sqrt()) }
 }
 
 /// The unit normal at `v`, a point relative to the center of a sphere (or the axis of a cylinder)
@@ -89,7 +93,7 @@ fn round_normal(v: Vec3, inv_r: f32, radius: f32, dir: Vec3, dd: f32) -> Vec3 {
 ///
 /// [shared contract]: crate::primitive#ray-casts
 #[inline]
-pub fn ray_plane(ray: &Ray3, max_t: f32, plane: &Plane3) -> Option<RayHit> {
+pub fn ray_plane(ray: &Ray3, max_t: f32, plane: &Plane3) -> Option<RayHit3> {
     let n = plane.normal;
     let denom = n.dot(ray.dir);
     let dist = n.dot(ray.origin) - plane.d;
@@ -101,7 +105,7 @@ pub fn ray_plane(ray: &Ray3, max_t: f32, plane: &Plane3) -> Option<RayHit> {
     }
     let dd = ray.dir.length_squared();
     let plane_ok = finite(n) & (plane.d * 0.0 == 0.0) & (n != Vec3::ZERO);
-    accept(RayHit { t, normal }, ray_ok(ray, dd, max_t) & plane_ok)
+    accept(RayHit3 { part: 0, t, normal }, ray_ok(ray, dd, max_t) & plane_ok)
 }
 
 /// Casts a ray against a solid sphere.
@@ -116,7 +120,7 @@ pub fn ray_plane(ray: &Ray3, max_t: f32, plane: &Plane3) -> Option<RayHit> {
 ///
 /// [shared contract]: crate::primitive#ray-casts
 #[inline]
-pub fn ray_sphere(ray: &Ray3, max_t: f32, sphere: &Sphere) -> Option<RayHit> {
+pub fn ray_sphere(ray: &Ray3, max_t: f32, sphere: &Sphere) -> Option<RayHit3> {
     let (dd, r) = (ray.dir.length_squared(), sphere.radius);
     let f = ray.origin - sphere.center;
     let hit = cast_ball(f, ray.dir, dd, r, max_t)?;
@@ -126,7 +130,7 @@ pub fn ray_sphere(ray: &Ray3, max_t: f32, sphere: &Sphere) -> Option<RayHit> {
 
 /// The sphere cast on unchecked input (see [`accept`]): `f = origin - center`, `dd = dir · dir`.
 #[inline]
-fn cast_ball(f: Vec3, d: Vec3, dd: f32, radius: f32, max_t: f32) -> Option<RayHit> {
+fn cast_ball(f: Vec3, d: Vec3, dd: f32, radius: f32, max_t: f32) -> Option<RayHit3> {
     // 1/r for the normal, issued first so that its latency overlaps the work below.
     let inv_r = 1.0 / radius;
     // |f + t d|² = r²  ⇔  dd t² + 2 b t + c = 0 with b = f·d, c = f·f − r².
@@ -155,7 +159,7 @@ fn cast_ball(f: Vec3, d: Vec3, dd: f32, radius: f32, max_t: f32) -> Option<RayHi
     if !(t <= max_t) {
         return None;
     }
-    Some(RayHit { t, normal: round_normal(f + t * d, inv_r, radius, d, dd) })
+    Some(RayHit3 { part: 0, t, normal: round_normal(f + t * d, inv_r, radius, d, dd) })
 }
 
 /// The first point where a ray enters an axis-aligned box `[min, max]`, clipped to
@@ -210,11 +214,11 @@ fn cast_box(o: Vec3A, d: Vec3A, min: Vec3A, max: Vec3A, max_t: f32) -> Option<Bo
 ///
 /// [shared contract]: crate::primitive#ray-casts
 #[inline]
-pub fn ray_aabb(ray: &Ray3, max_t: f32, aabb: &Aabb3) -> Option<RayHit> {
+pub fn ray_aabb(ray: &Ray3, max_t: f32, aabb: &Aabb3) -> Option<RayHit3> {
     let dd = ray.dir.length_squared();
     let hit = match cast_box(ray.origin.into(), ray.dir.into(), aabb.min.into(), aabb.max.into(), max_t)? {
         BoxEntry::Inside => origin_inside_hit(ray.dir, dd),
-        BoxEntry::Face { t, normal } => RayHit { t, normal: normal.into() },
+        BoxEntry::Face { t, normal } => RayHit3 { part: 0, t, normal: normal.into() },
     };
     let box_ok = finite(aabb.min) & finite(aabb.max) & aabb.min.cmple(aabb.max).all();
     accept(hit, ray_ok(ray, dd, max_t) & box_ok)
@@ -230,7 +234,7 @@ pub fn ray_aabb(ray: &Ray3, max_t: f32, aabb: &Aabb3) -> Option<RayHit> {
 ///
 /// [shared contract]: crate::primitive#ray-casts
 #[inline]
-pub fn ray_obb(ray: &Ray3, max_t: f32, obb: &Obb3) -> Option<RayHit> {
+pub fn ray_obb(ray: &Ray3, max_t: f32, obb: &Obb3) -> Option<RayHit3> {
     let h = obb.half_extents;
     let rel = ray.origin - obb.center;
     let (ax, ay, az) = (obb.axes.x_axis, obb.axes.y_axis, obb.axes.z_axis);
@@ -239,7 +243,7 @@ pub fn ray_obb(ray: &Ray3, max_t: f32, obb: &Obb3) -> Option<RayHit> {
     let dd = ray.dir.length_squared();
     let hit = match cast_box(o, d, -Vec3A::from(h), h.into(), max_t)? {
         BoxEntry::Inside => origin_inside_hit(ray.dir, dd),
-        BoxEntry::Face { t, normal } => RayHit { t, normal: obb.axes * Vec3::from(normal) },
+        BoxEntry::Face { t, normal } => RayHit3 { part: 0, t, normal: obb.axes * Vec3::from(normal) },
     };
     let axes_ok = finite(ax) & finite(ay) & finite(az);
     let obb_ok = finite(obb.center) & axes_ok & finite(h) & h.cmpge(Vec3::ZERO).all();
@@ -260,7 +264,7 @@ pub fn ray_obb(ray: &Ray3, max_t: f32, obb: &Obb3) -> Option<RayHit> {
 ///
 /// [shared contract]: crate::primitive#ray-casts
 #[inline]
-pub fn ray_capsule(ray: &Ray3, max_t: f32, a: Vec3, b: Vec3, radius: f32) -> Option<RayHit> {
+pub fn ray_capsule(ray: &Ray3, max_t: f32, a: Vec3, b: Vec3, radius: f32) -> Option<RayHit3> {
     let dd = ray.dir.length_squared();
     let hit = cast_capsule(ray, dd, max_t, a, b, radius)?;
     let capsule_ok = finite(a) & finite(b) & (0.0..f32::INFINITY).contains(&radius);
@@ -269,7 +273,7 @@ pub fn ray_capsule(ray: &Ray3, max_t: f32, a: Vec3, b: Vec3, radius: f32) -> Opt
 
 /// The capsule cast on unchecked input (see [`accept`]).
 #[inline(always)]
-fn cast_capsule(ray: &Ray3, dd: f32, max_t: f32, a: Vec3, b: Vec3, radius: f32) -> Option<RayHit> {
+fn cast_capsule(ray: &Ray3, dd: f32, max_t: f32, a: Vec3, b: Vec3, radius: f32) -> Option<RayHit3> {
     let d = ray.dir;
     let ba = b - a;
     let oa = ray.origin - a;
@@ -308,7 +312,7 @@ fn cast_capsule(ray: &Ray3, dd: f32, max_t: f32, a: Vec3, b: Vec3, radius: f32) 
         }
         let s = s_origin + t * d_axial;
         if s >= 0.0 && s <= baba {
-            return Some(RayHit { t, normal: round_normal(op + t * dp, inv_r, radius, d, dd) });
+            return Some(RayHit3 { part: 0, t, normal: round_normal(op + t * dp, inv_r, radius, d, dd) });
         }
         s
     } else {

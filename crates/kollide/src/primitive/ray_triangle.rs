@@ -16,7 +16,7 @@ use super::ray::{dir_ok, ray_ok};
 /// Where a ray crosses a triangle: `t` and the barycentric coordinates of the hit point
 /// `(1 − u − v)·a + u·b + v·c`.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct TriangleHit {
+pub struct TriangleCrossing {
     /// Ray parameter of the hit, in `[0, max_t]`.
     pub t: f32,
     /// Weight of vertex `b`, in `[0, 1]`.
@@ -28,7 +28,7 @@ pub struct TriangleHit {
     pub front: bool,
 }
 
-impl TriangleHit {
+impl TriangleCrossing {
     /// The unit geometric normal of `tri` facing against the ray: `(b − a) × (c − a)` normalized,
     /// negated when the ray hit the back side.
     ///
@@ -217,7 +217,7 @@ fn load_corners(tri: &[Vec3; 3]) -> [Vec3A; 3] {
 ///
 /// [shared contract]: crate::primitive#ray-casts
 #[inline]
-pub fn ray_triangle(ray: &Ray3, max_t: f32, tri: &[Vec3; 3]) -> Option<TriangleHit> {
+pub fn ray_triangle(ray: &Ray3, max_t: f32, tri: &[Vec3; 3]) -> Option<TriangleCrossing> {
     // RayTriangleSetup::new and ray_triangle_with fused: the dominant axis is branched on once, and
     // the ray's validity is checked only on the hit path (an invalid ray that reaches it is
     // rejected there; a zero direction already fails earlier, through NaN).
@@ -240,7 +240,7 @@ pub fn ray_triangle(ray: &Ray3, max_t: f32, tri: &[Vec3; 3]) -> Option<TriangleH
 
 /// [`ray_triangle`] with the per-ray work done in advance.
 #[inline]
-pub fn ray_triangle_with(setup: &RayTriangleSetup, max_t: f32, tri: &[Vec3; 3]) -> Option<TriangleHit> {
+pub fn ray_triangle_with(setup: &RayTriangleSetup, max_t: f32, tri: &[Vec3; 3]) -> Option<TriangleCrossing> {
     match setup.kz {
         Axis::X => watertight::<1, 2, 0>(setup, max_t, tri, None),
         Axis::Y => watertight::<2, 0, 1>(setup, max_t, tri, None),
@@ -260,7 +260,7 @@ fn watertight<const X: usize, const Y: usize, const Z: usize>(
     max_t: f32,
     tri: &[Vec3; 3],
     unchecked_ray: Option<&Ray3>,
-) -> Option<TriangleHit> {
+) -> Option<TriangleCrossing> {
     let [sx, sy, sz] = setup.shear;
     // Ray-space coordinates: relative to the origin, sheared so that the ray becomes the z axis
     // through the 2D origin (z is left unscaled until the end). Every vertex goes through the same
@@ -308,7 +308,7 @@ fn watertight<const X: usize, const Y: usize, const Z: usize>(
     {
         return None;
     }
-    Some(TriangleHit {
+    Some(TriangleCrossing {
         t,
         u: e.y * inv,
         v: e.z * inv,
@@ -329,7 +329,7 @@ fn exact_edge_functions(x: [f32; 3], y: [f32; 3]) -> [f32; 3] {
 /// `max_t = 1`, so `t ∈ [0, 1]` is the fraction of the way from `p` to `q`. A zero-length segment
 /// (`p == q`) or non-finite endpoints give `None`.
 #[inline]
-pub fn segment_triangle(p: Vec3, q: Vec3, tri: &[Vec3; 3]) -> Option<TriangleHit> {
+pub fn segment_triangle(p: Vec3, q: Vec3, tri: &[Vec3; 3]) -> Option<TriangleCrossing> {
     ray_triangle(&Ray3::from_segment(p, q), 1.0, tri)
 }
 #[cfg(test)]

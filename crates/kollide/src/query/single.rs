@@ -9,7 +9,7 @@ use crate::field::{Field3, Placed};
 use crate::math::Ray3;
 use crate::mesh::MeshInstance;
 use crate::narrow;
-use crate::primitive::RayHit;
+use crate::primitive::RayHit3;
 use crate::shape::PointProjection;
 
 /// A ray cast into a field stops when the field is below this fraction of its Lipschitz bound
@@ -23,8 +23,9 @@ const FIELD_RAY_STEPS: usize = 512;
 const FIELD_PROJECTION_STEPS: usize = 16;
 
 /// The first hit of the ray with the solid shape within `t ∈ [0, max_t]`, with the world-space
-/// unit normal facing against the ray; a ray starting inside a solid hits at `t = 0` with the
-/// normal `-dir / |dir|`. A negative `max_t` or a zero direction finds nothing.
+/// unit normal facing against the ray and the part hit (see [`RayHit3::part`]); a ray starting
+/// inside a solid hits at `t = 0` with the normal `-dir / |dir|`. A negative `max_t` or a zero
+/// direction finds nothing.
 ///
 /// Errors: a non-finite ray or a NaN `max_t`, a non-finite or (for all but convex shapes)
 /// singular placement, an invalid shape.
@@ -33,7 +34,7 @@ pub fn cast_ray(
     to_world: &Affine3A,
     ray: &Ray3,
     max_t: f32,
-) -> Result<Option<RayHit>, QueryError> {
+) -> Result<Option<RayHit3>, QueryError> {
     check_operand(shape, to_world, Operand::A)?;
     if !(ray.origin.is_finite() && ray.dir.is_finite()) {
         return Err(QueryError::NonFiniteArgument("ray"));
@@ -47,7 +48,7 @@ pub fn cast_ray(
     cast_ray_placed(&PlacedShape { shape, to_world }, ray, max_t)
 }
 
-fn cast_ray_placed(s: &PlacedShape, ray: &Ray3, max_t: f32) -> Result<Option<RayHit>, QueryError> {
+fn cast_ray_placed(s: &PlacedShape, ray: &Ray3, max_t: f32) -> Result<Option<RayHit3>, QueryError> {
     match s.shape {
         Shape::Convex(c) => match narrow::cast_ray(c, s.to_world, ray, max_t) {
             Ok(hit) => Ok(hit),
@@ -64,21 +65,21 @@ fn cast_ray_placed(s: &PlacedShape, ray: &Ray3, max_t: f32) -> Result<Option<Ray
                 // A solid's triangles face out: a first hit from behind means the ray started
                 // inside (decided exactly by the inside test).
                 Some(hit) if inside_hit(&instance, ray, &hit) && inside() => Ok(Some(start_hit(ray))),
-                Some(hit) => Ok(Some(RayHit { t: hit.t, normal: hit.normal })),
+                Some(hit) => Ok(Some(hit)),
                 None if inside() => Ok(Some(start_hit(ray))),
                 None => Ok(None),
             }
         }
         Shape::SphereSet(_) | Shape::Compound(_) => {
-            let mut best: Option<RayHit> = None;
+            let mut best: Option<RayHit3> = None;
             let mut limit = max_t;
             let mut result = Ok(());
             let reach = ray_box(ray, max_t);
-            for_each_part(s, Some(&reach), |_, part| {
+            for_each_part(s, Some(&reach), |id, part| {
                 match cast_ray_placed(part, ray, limit) {
                     Ok(Some(hit)) if best.is_none_or(|b| hit.t < b.t) => {
                         limit = hit.t;
-                        best = Some(hit);
+                        best = Some(RayHit3 { part: id, ..hit });
                     }
                     Ok(_) => {}
                     Err(e) => result = Err(e),
@@ -96,8 +97,8 @@ fn cast_ray_placed(s: &PlacedShape, ray: &Ray3, max_t: f32) -> Result<Option<Ray
 }
 
 /// Whether the solid mesh's hit triangle faces along the ray (seen from inside).
-fn inside_hit(instance: &MeshInstance, ray: &Ray3, hit: &crate::mesh::MeshRayHit) -> bool {
-    let Some([a, b, c]) = instance.mesh().triangle(hit.triangle) else { return false };
+fn inside_hit(instance: &MeshInstance, ray: &Ray3, hit: &RayHit3) -> bool {
+    let Some([a, b, c]) = instance.mesh().triangle(hit.part) else { return false };
     let m = instance.to_world();
     let (a, b, c) = (m.transform_point3(a), m.transform_point3(b), m.transform_point3(c));
     // The outward normal of a solid: the winding's normal, flipped for inward winding and for a
@@ -112,8 +113,8 @@ fn inside_hit(instance: &MeshInstance, ray: &Ray3, hit: &crate::mesh::MeshRayHit
     outward.dot(ray.dir) > 0.0
 }
 
-fn start_hit(ray: &Ray3) -> RayHit {
-    RayHit { t: 0.0, normal: -ray.dir.normalize_or_zero() }
+fn start_hit(ray: &Ray3) -> RayHit3 {
+    RayHit3 { part: 0, t: 0.0, normal: -ray.dir.normalize_or_zero() }
 }
 
 /// The box of the ray's points for `t ∈ [0, max_t]` (everything when unbounded).
@@ -128,7 +129,7 @@ fn ray_box(ray: &Ray3, max_t: f32) -> Aabb3 {
 /// Sphere tracing (Hart 1996): at a point where the field is `v > 0`, no surface lies within
 /// `v / L` (`L` the Lipschitz bound), so the ray advances that far; it stops once `v` is below the
 /// tolerance. The normal is the field's gradient direction there.
-fn trace_field(field: &impl Field3, ray: &Ray3, max_t: f32) -> Option<RayHit> {
+fn trace_field(field: &impl Field3, ray: &Ray3, max_t: f32) -> Option<RayHit3> {
     let speed = ray.dir.length();
     let lipschitz = field.lipschitz();
     if !(lipschitz > 0.0 && lipschitz.is_finite()) {
@@ -149,7 +150,7 @@ fn trace_field(field: &impl Field3, ray: &Ray3, max_t: f32) -> Option<RayHit> {
             }
             let n = gradient.normalize_or_zero();
             let n = if n == Vec3::ZERO || n.dot(ray.dir) > 0.0 { -ray.dir / speed } else { n };
-            return Some(RayHit { t, normal: n });
+            return Some(RayHit3 { part: 0, t, normal: n });
         }
         t += value / (lipschitz * speed);
         if t > exit {

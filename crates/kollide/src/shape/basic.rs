@@ -6,7 +6,7 @@ use super::{MassProperties, PointProjection, SupportMap};
 use crate::bounds::{Aabb3, Sphere};
 use crate::math::Ray3;
 use crate::primitive::{
-    RayHit, closest_point_segment, closest_point_triangle, ray_aabb, ray_capsule, ray_sphere, ray_triangle,
+    RayHit3, closest_point_segment, closest_point_triangle, ray_aabb, ray_capsule, ray_sphere, ray_triangle,
 };
 
 /// `|row i of M|` for the three rows: the half extents of the image of the unit ball under `M`.
@@ -42,7 +42,7 @@ impl Ball {
 
     /// The first hit of a local-frame ray with the solid shape (`None` for a miss or an invalid
     /// ray, see [`crate::primitive`]); from inside, `t = 0`.
-    pub fn ray_cast(&self, ray: &Ray3, max_t: f32) -> Option<RayHit> {
+    pub fn ray_cast(&self, ray: &Ray3, max_t: f32) -> Option<RayHit3> {
         ray_sphere(ray, max_t, &Sphere::new(Vec3::ZERO, self.radius))
     }
 
@@ -112,7 +112,7 @@ impl Capsule {
 
     /// The first hit of a local-frame ray with the solid shape (`None` for a miss or an invalid
     /// ray, see [`crate::primitive`]); from inside, `t = 0`.
-    pub fn ray_cast(&self, ray: &Ray3, max_t: f32) -> Option<RayHit> {
+    pub fn ray_cast(&self, ray: &Ray3, max_t: f32) -> Option<RayHit3> {
         let [a, b] = self.segment();
         ray_capsule(ray, max_t, a, b, self.radius)
     }
@@ -188,7 +188,7 @@ impl Cuboid {
 
     /// The first hit of a local-frame ray with the solid shape (`None` for a miss or an invalid
     /// ray, see [`crate::primitive`]); from inside, `t = 0`.
-    pub fn ray_cast(&self, ray: &Ray3, max_t: f32) -> Option<RayHit> {
+    pub fn ray_cast(&self, ray: &Ray3, max_t: f32) -> Option<RayHit3> {
         ray_aabb(ray, max_t, &self.local_aabb())
     }
 
@@ -257,7 +257,7 @@ impl Cylinder {
     /// cylinder `x² + z² ≤ r²` (a quadratic); the entry is whichever starts later, and the normal
     /// is the cap's or the side's accordingly. `None` for invalid rays and shapes, as in
     /// [`crate::primitive`].
-    pub fn ray_cast(&self, ray: &Ray3, max_t: f32) -> Option<RayHit> {
+    pub fn ray_cast(&self, ray: &Ray3, max_t: f32) -> Option<RayHit3> {
         let (h, r) = (self.half_height, self.radius);
         let (o, d) = (ray.origin, ray.dir);
         let dd = d.length_squared();
@@ -303,7 +303,7 @@ impl Cylinder {
             return None;
         }
         if t0 <= 0.0 {
-            return Some(RayHit { t: 0.0, normal: -d / dd.sqrt() });
+            return Some(RayHit3 { part: 0, t: 0.0, normal: -d / dd.sqrt() });
         }
         let normal = if side {
             let p = o + t0 * d;
@@ -311,7 +311,7 @@ impl Cylinder {
         } else {
             cap_normal
         };
-        Some(RayHit { t: t0, normal })
+        Some(RayHit3 { part: 0, t: t0, normal })
     }
 
     /// The closest point in the half plane through the axis that holds `p`: clamp the radial
@@ -461,11 +461,11 @@ impl Triangle {
 
     /// Two-sided, watertight ([`ray_triangle`]); the normal faces against the ray. A zero-area
     /// triangle is never hit.
-    pub fn ray_cast(&self, ray: &Ray3, max_t: f32) -> Option<RayHit> {
+    pub fn ray_cast(&self, ray: &Ray3, max_t: f32) -> Option<RayHit3> {
         let hit = ray_triangle(ray, max_t, &self.points)?;
         let [a, b, c] = self.points;
         let n = (b - a).cross(c - a).normalize_or_zero();
-        Some(RayHit { t: hit.t, normal: if n.dot(ray.dir) > 0.0 { -n } else { n } })
+        Some(RayHit3 { part: 0, t: hit.t, normal: if n.dot(ray.dir) > 0.0 { -n } else { n } })
     }
 
     /// The point of the solid shape closest to `p`, in the local frame.

@@ -10,7 +10,7 @@ use super::mass::MomentSum;
 use super::{MassProperties, PointProjection, SupportMap};
 use crate::bounds::Aabb3;
 use crate::math::Ray3;
-use crate::primitive::{RayHit, closest_point_triangle};
+use crate::primitive::{RayHit3, closest_point_triangle};
 
 /// Why a convex hull could not be built.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -274,7 +274,7 @@ impl ConvexHull {
 
     /// Ray against the intersection of the face half-spaces (Cyrus–Beck clipping); from inside,
     /// `t = 0`. `None` for invalid rays (see [`crate::primitive`]).
-    pub fn ray_cast(&self, ray: &Ray3, max_t: f32) -> Option<RayHit> {
+    pub fn ray_cast(&self, ray: &Ray3, max_t: f32) -> Option<RayHit3> {
         let (o, d) = (ray.origin, ray.dir);
         let dd = d.length_squared();
         if !(dd >= f32::MIN_POSITIVE && dd.is_finite() && max_t >= 0.0 && o.is_finite()) {
@@ -302,7 +302,7 @@ impl ConvexHull {
                 return None;
             }
         }
-        Some(RayHit { t: t0, normal: normal.unwrap_or(-d / dd.sqrt()) })
+        Some(RayHit3 { part: 0, t: t0, normal: normal.unwrap_or(-d / dd.sqrt()) })
     }
 
     /// Inside when on the inner side of every face plane; otherwise the closest point over the

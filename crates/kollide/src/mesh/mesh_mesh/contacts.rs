@@ -260,7 +260,7 @@ fn exit_distance(mesh: &TriMesh, from_frame: &Affine3A, p: Vec3, dir: Vec3) -> O
     let solid = mesh.solid()?;
     let ray = Ray3::new(from_frame.transform_point3(p), from_frame.transform_vector3(dir));
     let hit = mesh.cast_ray(&ray, f32::MAX)?;
-    let t = mesh.triangle(hit.triangle)?;
+    let t = mesh.triangle(hit.part)?;
     let outward = (t[1] - t[0]).cross(t[2] - t[0]) * solid.orientation;
     (outward.dot(ray.dir) > 0.0).then_some(hit.t)
 }
