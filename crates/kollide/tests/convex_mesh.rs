@@ -5,7 +5,8 @@
 use glam::{Affine3A, Quat, Vec3};
 use kollide::mesh::TriMesh;
 use kollide::narrow::{
-    ContactManifold, GjkCache, MeshEdges, NarrowError, PartManifold, contact_manifold, convex_mesh_manifolds,
+    ContactManifold, GjkCache, InternalEdges, NarrowError, PartManifold, contact_manifold,
+    convex_mesh_manifolds,
 };
 use kollide::shape::{Ball, Capsule, ConvexShape, Cuboid, Triangle};
 use kollide_testkit::random::{self, TestRng};
@@ -43,7 +44,6 @@ fn worst_angle(mesh: &TriMesh, manifolds: &[PartManifold]) -> f32 {
 /// along a diagonal with a turning yaw; returns the worst normal angle with and without the
 /// edge data, and the number of steps with contacts.
 fn slide(mesh: &TriMesh, rest: impl Fn(f32, f32) -> f32) -> (f32, f32, usize) {
-    let edges = MeshEdges::new(mesh);
     let half = Vec3::new(0.05, 0.03, 0.02);
     let shape = ConvexShape::Cuboid(Cuboid::new(half));
     let (mut with, mut without, mut touching) = (0.0f32, 0.0f32, 0);
@@ -55,10 +55,12 @@ fn slide(mesh: &TriMesh, rest: impl Fn(f32, f32) -> f32) -> (f32, f32, usize) {
             Quat::from_rotation_z(3.0 * s),
             Vec3::new(x, y, rest(x, y) + half.z * 0.99),
         );
-        convex_mesh_manifolds(&shape, &pose, mesh, &Affine3A::IDENTITY, Some(&edges), 0.0, &mut out).unwrap();
+        convex_mesh_manifolds(&shape, &pose, mesh, &Affine3A::IDENTITY, InternalEdges::Remove, 0.0, &mut out)
+            .unwrap();
         touching += usize::from(!out.is_empty());
         with = with.max(worst_angle(mesh, &out));
-        convex_mesh_manifolds(&shape, &pose, mesh, &Affine3A::IDENTITY, None, 0.0, &mut out).unwrap();
+        convex_mesh_manifolds(&shape, &pose, mesh, &Affine3A::IDENTITY, InternalEdges::Keep, 0.0, &mut out)
+            .unwrap();
         without = without.max(worst_angle(mesh, &out));
     }
     (with, without, touching)
@@ -87,18 +89,16 @@ fn a_box_sliding_on_a_gently_curved_grid_gets_face_normals() {
 #[test]
 fn active_edges_are_the_creases() {
     let flat = grid(|_, _| 0.0);
-    let edges = MeshEdges::new(&flat);
     // Triangle 0 is the corner cell's lower triangle: edges 0 (bottom, boundary) and 1 (shared
     // with its right neighbour, flat) and 2 (the cell's diagonal, flat).
-    assert!(edges.is_active(0, 0));
-    assert!(!edges.is_active(0, 1) && !edges.is_active(0, 2));
+    assert!(flat.is_edge_active(0, 0));
+    assert!(!flat.is_edge_active(0, 1) && !flat.is_edge_active(0, 2));
     let interior =
-        (0..flat.triangle_count() as u32).filter(|&t| (0..3).all(|e| !edges.is_active(t, e))).count();
+        (0..flat.triangle_count() as u32).filter(|&t| (0..3).all(|e| !flat.is_edge_active(t, e))).count();
     assert!(interior > 19_000, "{interior} triangles with only internal edges");
     // A convex solid: every edge is a crease.
     let ball = mesh_of(shapes::icosphere(2));
-    let edges = MeshEdges::new(&ball);
-    assert!((0..ball.triangle_count() as u32).all(|t| (0..3).all(|e| edges.is_active(t, e))));
+    assert!((0..ball.triangle_count() as u32).all(|t| (0..3).all(|e| ball.is_edge_active(t, e))));
     // A concave fold (two triangles meeting in a valley) has an inactive shared edge.
     let valley = TriMesh::new(
         vec![
@@ -110,8 +110,7 @@ fn active_edges_are_the_creases() {
         vec![[0, 1, 2], [1, 0, 3]],
     )
     .unwrap();
-    let edges = MeshEdges::new(&valley);
-    assert!(!edges.is_active(0, 0) && !edges.is_active(1, 0), "the valley's shared edge");
+    assert!(!valley.is_edge_active(0, 0) && !valley.is_edge_active(1, 0), "the valley's shared edge");
     let ridge = TriMesh::new(
         vec![
             Vec3::new(0.0, 0.0, 0.0),
@@ -122,10 +121,9 @@ fn active_edges_are_the_creases() {
         vec![[0, 1, 2], [1, 0, 3]],
     )
     .unwrap();
-    let edges = MeshEdges::new(&ridge);
     // Seen from +z the ridge is convex: counter-clockwise triangles face up.
     let up = face_normal(&ridge, 0).z > 0.0;
-    assert_eq!(edges.is_active(0, 0), up, "the ridge's shared edge is a crease when the faces face up");
+    assert_eq!(ridge.is_edge_active(0, 0), up, "the ridge's shared edge is a crease when the faces face up");
 }
 
 fn random_shape(rng: &mut TestRng) -> ConvexShape {
@@ -156,7 +154,16 @@ fn mesh_manifolds_equal_a_scan_of_every_triangle() {
         let shape_map =
             Affine3A::from_rotation_translation(random::rotation3(&mut rng), mesh_map.transform_point3(near));
         let prediction = rng.random_range(0.0..0.05);
-        convex_mesh_manifolds(&shape, &shape_map, &mesh, &mesh_map, None, prediction, &mut out).unwrap();
+        convex_mesh_manifolds(
+            &shape,
+            &shape_map,
+            &mesh,
+            &mesh_map,
+            InternalEdges::Keep,
+            prediction,
+            &mut out,
+        )
+        .unwrap();
         let mut expected = Vec::new();
         for id in 0..mesh.triangle_count() as u32 {
             let [a, b, c] = mesh.triangle(id).unwrap();
@@ -191,22 +198,22 @@ fn bad_input_is_an_error_and_degenerate_triangles_are_harmless() {
     let mut out = Vec::new();
     let id = Affine3A::IDENTITY;
     assert_eq!(
-        convex_mesh_manifolds(&shape, &at, &mesh, &id, None, f32::NAN, &mut out),
+        convex_mesh_manifolds(&shape, &at, &mesh, &id, InternalEdges::Keep, f32::NAN, &mut out),
         Err(NarrowError::NonFinite)
     );
     let flat = Affine3A::from_scale(Vec3::new(1.0, 1.0, 0.0));
     assert_eq!(
-        convex_mesh_manifolds(&shape, &at, &mesh, &flat, None, 0.0, &mut out),
+        convex_mesh_manifolds(&shape, &at, &mesh, &flat, InternalEdges::Keep, 0.0, &mut out),
         Err(NarrowError::NonFinite)
     );
     let nan = Affine3A::from_translation(Vec3::NAN);
     assert_eq!(
-        convex_mesh_manifolds(&shape, &nan, &mesh, &id, None, 0.0, &mut out),
+        convex_mesh_manifolds(&shape, &nan, &mesh, &id, InternalEdges::Keep, 0.0, &mut out),
         Err(NarrowError::NonFinite)
     );
     let bad = ConvexShape::Ball(Ball::new(-1.0));
     assert_eq!(
-        convex_mesh_manifolds(&bad, &at, &mesh, &id, None, 0.0, &mut out),
+        convex_mesh_manifolds(&bad, &at, &mesh, &id, InternalEdges::Keep, 0.0, &mut out),
         Err(NarrowError::InvalidShape(0))
     );
     // A mesh of degenerate triangles (collinear corners, repeated vertices): no panic.
@@ -215,9 +222,8 @@ fn bad_input_is_an_error_and_degenerate_triangles_are_harmless() {
         vec![[0, 1, 2], [0, 0, 3], [0, 1, 3]],
     )
     .unwrap();
-    let edges = MeshEdges::new(&degenerate);
     let ball = Affine3A::from_translation(Vec3::new(0.5, 0.1, 0.05));
-    convex_mesh_manifolds(&shape, &ball, &degenerate, &id, Some(&edges), 0.01, &mut out).unwrap();
+    convex_mesh_manifolds(&shape, &ball, &degenerate, &id, InternalEdges::Remove, 0.01, &mut out).unwrap();
     assert!(out.iter().any(|m| m.part_b == 2), "the proper triangle is touched: {out:?}");
-    assert!(edges.is_active(99, 0), "an unknown triangle's edges count as active");
+    assert!(degenerate.is_edge_active(99, 0), "an unknown triangle's edges count as active");
 }

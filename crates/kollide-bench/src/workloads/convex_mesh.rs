@@ -1,6 +1,6 @@
 //! Convex shape against a large triangle mesh: a box resting on a bumpy 1M-triangle grid.
 //!
-//! kollide: [`convex_mesh_manifolds`] with the mesh's [`MeshEdges`] (internal edges removed);
+//! kollide: [`convex_mesh_manifolds`] with internal edges removed ([`InternalEdges::Remove`]);
 //! parry: `contact_manifolds` of the default dispatcher between a cuboid and a `TriMesh` built
 //! with `FIX_INTERNAL_EDGES` (its own internal-edge correction), with a fresh workspace per
 //! query, as kollide keeps no state between queries. Both return one manifold per touching
@@ -10,7 +10,7 @@
 
 use glam::{Affine3A, Quat, Vec3};
 use kollide::mesh::TriMesh;
-use kollide::narrow::{MeshEdges, convex_mesh_manifolds};
+use kollide::narrow::{InternalEdges, convex_mesh_manifolds};
 use kollide::shape::{ConvexShape, Cuboid};
 use kollide_testkit::random;
 use kollide_testkit::shapes;
@@ -47,7 +47,6 @@ fn box_on_grid(n: usize, seed: u64) -> Option<Box<dyn Prepared>> {
         v.z = height(v.x, v.y);
     }
     let ours = TriMesh::new(data.vertices.clone(), data.triangles.clone()).expect("valid mesh");
-    let edges = MeshEdges::new(&ours);
     let theirs = ParryMesh::with_flags(data.vertices, data.triangles, TriMeshFlags::FIX_INTERNAL_EDGES)
         .expect("valid mesh");
     let half = Vec3::new(0.004, 0.003, 0.002);
@@ -74,7 +73,7 @@ fn box_on_grid(n: usize, seed: u64) -> Option<Box<dyn Prepared>> {
         peer_poses,
         move |pose: &Affine3A| {
             let out = &mut *out.borrow_mut();
-            convex_mesh_manifolds(&shape, pose, &ours, &Affine3A::IDENTITY, Some(&edges), 0.0, out)
+            convex_mesh_manifolds(&shape, pose, &ours, &Affine3A::IDENTITY, InternalEdges::Remove, 0.0, out)
                 .expect("valid input");
             !out.is_empty()
         },

@@ -9,7 +9,7 @@ use glam::{Affine3A, Mat3, Quat, Vec3};
 use kollide::math::Ray3;
 use kollide::mesh::TriMesh;
 use kollide::narrow::{
-    ContactManifold, GjkCache, MeshEdges, cast_ray, contact, contact_manifold, convex_mesh_manifolds,
+    ContactManifold, GjkCache, InternalEdges, cast_ray, contact, contact_manifold, convex_mesh_manifolds,
     distance,
 };
 use kollide::shape::{Ball, Capsule, Cone, ConvexHull, ConvexShape, Cuboid, Cylinder, Rounded};
@@ -132,7 +132,6 @@ fn slide(settings: &Settings, notes: &mut Vec<String>) -> Row {
         v.z = height(v.x, v.y);
     }
     let mesh = TriMesh::new(data.vertices, data.triangles).expect("generated grids are valid");
-    let edges = MeshEdges::new(&mesh);
     let half = Vec3::new(0.05, 0.03, 0.02);
     let block = ConvexShape::Cuboid(Cuboid::new(half));
     let steps = (settings.items / 8).max(64);
@@ -155,7 +154,7 @@ fn slide(settings: &Settings, notes: &mut Vec<String>) -> Row {
         settings,
         |pose| {
             let out = &mut out.borrow_mut();
-            convex_mesh_manifolds(&block, pose, &mesh, &Affine3A::IDENTITY, Some(&edges), 0.0, out)
+            convex_mesh_manifolds(&block, pose, &mesh, &Affine3A::IDENTITY, InternalEdges::Remove, 0.0, out)
                 .expect("valid box and placement");
             for m in out.iter() {
                 let [a, b, c] = mesh.triangle(m.part_b).expect("ids come from the mesh");

@@ -1,6 +1,8 @@
 //! `TriMesh`: an indexed triangle mesh with its BVH, validated once at construction.
 
-use super::topology::{EdgeNeighbor, TopologyReport, component_seeds, edge_neighbors, mesh_report};
+use super::topology::{
+    EdgeNeighbor, TopologyReport, active_edges, component_seeds, edge_neighbors, mesh_report,
+};
 use crate::bounds::Aabb3;
 use crate::bvh::{Bvh3, BvhSettings, MAX_PRIMITIVES};
 use crate::primitive::Triangles4;
@@ -142,6 +144,8 @@ pub struct TriMesh {
     component_seeds: OnceLock<Vec<u32>>,
     /// Computed on first use (`None` for a mesh that is not solid); reset when vertices move.
     solid: OnceLock<Option<Solid>>,
+    /// The active-edge bits ([`active_edges`]), computed on first use; reset when vertices move.
+    active_edges: OnceLock<Vec<u8>>,
 }
 
 /// What closed meshes store for inside/outside tests: angle-weighted pseudo-normals
@@ -223,6 +227,7 @@ impl TriMesh {
             edge_neighbors: OnceLock::new(),
             component_seeds: OnceLock::new(),
             solid: OnceLock::new(),
+            active_edges: OnceLock::new(),
         })
     }
 
@@ -307,8 +312,9 @@ impl TriMesh {
         self.slots = slots_of(&self.vertices, &self.triangles, self.bvh.leaf_order());
         let slots = &self.slots;
         self.bvh.refit(|k| triangle_box_of(&slots[k as usize].corners));
-        // Pseudo-normals and orientation follow the vertices; the topology does not.
+        // Pseudo-normals, orientation and creases follow the vertices; the topology does not.
         self.solid = OnceLock::new();
+        self.active_edges = OnceLock::new();
         Ok(())
     }
 
@@ -370,6 +376,17 @@ impl TriMesh {
     /// report and the solid data; kept when the vertices move.
     pub(crate) fn edge_neighbors(&self) -> &[[EdgeNeighbor; 3]] {
         self.edge_neighbors.get_or_init(|| edge_neighbors(&self.triangles))
+    }
+
+    /// Whether edge `edge` (0, 1 or 2: from corner `edge` to the next) of triangle `triangle` is
+    /// a real crease or border of the surface rather than an internal edge between two triangles
+    /// of a flat or gently curved patch (see [`super::ACTIVE_EDGE_ANGLE`]); `true` for an unknown
+    /// triangle. Computed for the whole mesh on the first call.
+    pub fn is_edge_active(&self, triangle: u32, edge: usize) -> bool {
+        let bits = self
+            .active_edges
+            .get_or_init(|| active_edges(&self.vertices, &self.triangles, self.edge_neighbors()));
+        bits.get(triangle as usize).is_none_or(|b| b & (1 << edge) != 0)
     }
 
     /// One vertex index per connected component of the triangles (triangles sharing a vertex

@@ -6,9 +6,9 @@
 //! A convex shape sliding over a flat or gently curved mesh touches triangle edges that are not
 //! edges of the surface: the edge between two coplanar triangles. Tested alone, a triangle lets
 //! the shape escape sideways across such an edge, and that escape can be shorter than the true
-//! one, so the contact normal tilts toward the edge: a "ghost bump". [`MeshEdges`] marks each
+//! one, so the contact normal tilts toward the edge: a "ghost bump". [`TriMesh::is_edge_active`] tells each
 //! triangle edge *active* when the surface really bends outward there by more than
-//! [`ACTIVE_EDGE_ANGLE`] (a convex crease) or when the edge has no single neighbour (a boundary
+//! [`ACTIVE_EDGE_ANGLE`](crate::mesh::ACTIVE_EDGE_ANGLE) (a convex crease) or when the edge has no single neighbour (a boundary
 //! or non-manifold edge). A triangle contact whose normal is not the face normal and whose points
 //! on the triangle lie only on inactive edges (or on vertices all of whose edges in this triangle
 //! are inactive) is turned to the face normal, with its separations measured along it. This is
@@ -30,10 +30,6 @@ use crate::mesh::{TriMesh, triangle_box_of};
 use crate::primitive::test_triangle_aabb;
 use crate::shape::{ConvexShape, Triangle};
 
-/// An edge is active when its two triangles' normals differ by more than this angle (radians)
-/// and the surface is convex across it.
-pub const ACTIVE_EDGE_ANGLE: f32 = 0.05;
-
 /// A manifold normal within this cosine of the face normal is the face normal.
 const FACE_NORMAL_COS: f32 = 0.999_999;
 
@@ -41,61 +37,21 @@ const FACE_NORMAL_COS: f32 = 0.999_999;
 /// this.
 const ON_EDGE: f32 = 1e-3;
 
-/// Which edges of each triangle are real creases of the surface; see the module.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MeshEdges {
-    /// Per triangle id, bit `i` set = edge `i` (from corner `i` to corner `i + 1`) is active.
-    active: Vec<u8>,
-}
-
-impl MeshEdges {
-    /// The active edges of `mesh`, from its shared edges (by vertex index).
-    pub fn new(mesh: &TriMesh) -> Self {
-        let triangles = mesh.triangles();
-        let vertices = mesh.vertices();
-        let normal = |t: &[u32; 3]| {
-            let [a, b, c] = t.map(|i| vertices[i as usize]);
-            (b - a).cross(c - a).normalize_or_zero()
-        };
-        // Every directed edge, sorted by its undirected key, so neighbours are adjacent.
-        let mut edges: Vec<((u32, u32), u32, u8)> = Vec::with_capacity(triangles.len() * 3);
-        for (id, t) in triangles.iter().enumerate() {
-            for i in 0..3 {
-                let (p, q) = (t[i], t[(i + 1) % 3]);
-                edges.push(((p.min(q), p.max(q)), id as u32, i as u8));
-            }
-        }
-        edges.sort_unstable();
-        let mut active = vec![0b111u8; triangles.len()];
-        let cos_limit = ACTIVE_EDGE_ANGLE.cos();
-        for group in edges.chunk_by(|x, y| x.0 == y.0) {
-            let [(_, t, i), (_, u, j)] = group else { continue }; // boundary or non-manifold: active
-            let (tt, tu) = (&triangles[*t as usize], &triangles[*u as usize]);
-            let (nt, nu) = (normal(tt), normal(tu));
-            // The corner of u off the shared edge: below t's plane means convex across the edge.
-            let off = vertices[tu[(*j as usize + 2) % 3] as usize] - vertices[tt[*i as usize] as usize];
-            let convex = nt.dot(off) < 0.0;
-            if !(convex && nt.dot(nu) < cos_limit) {
-                active[*t as usize] &= !(1 << i);
-                active[*u as usize] &= !(1 << j);
-            }
-        }
-        Self { active }
-    }
-
-    /// Whether edge `edge` (0, 1 or 2: from corner `edge` to the next) of triangle `triangle` is
-    /// active; `true` for an unknown triangle.
-    pub fn is_active(&self, triangle: u32, edge: usize) -> bool {
-        self.active.get(triangle as usize).is_none_or(|bits| bits & (1 << edge) != 0)
-    }
+/// Whether [`convex_mesh_manifolds`] removes the contacts' internal edges (see the module).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InternalEdges {
+    /// Contacts on edges inside flat or gently curved patches get the face normal.
+    Remove,
+    /// Each triangle is a free-standing triangle.
+    Keep,
 }
 
 /// One manifold per triangle of `mesh` (placed by `mesh_to_world`) within `prediction` of the
 /// shape (placed by `shape_to_world`), appended to `out` after clearing it: for each triangle,
 /// what [`contact_manifold`](super::contact_manifold) gives for the shape (A) and the triangle
 /// (B), as a [`PartManifold`] with `part_a = 0` and `part_b` the triangle's id, sorted by
-/// triangle id. With `edges` (made for this mesh), contacts on internal edges get the face normal
-/// (see the module); without, each triangle is a free-standing triangle.
+/// triangle id. With [`InternalEdges::Remove`], contacts on internal edges get the face normal
+/// (see the module).
 ///
 /// Errors: [`NarrowError::InvalidShape`]`(0)` for an invalid shape, [`NarrowError::NonFinite`]
 /// for a NaN prediction or a non-finite or singular placement.
@@ -104,7 +60,7 @@ pub fn convex_mesh_manifolds(
     shape_to_world: &Affine3A,
     mesh: &TriMesh,
     mesh_to_world: &Affine3A,
-    edges: Option<&MeshEdges>,
+    internal_edges: InternalEdges,
     prediction: f32,
     out: &mut Vec<PartManifold>,
 ) -> Result<(), NarrowError> {
@@ -168,7 +124,7 @@ pub fn convex_mesh_manifolds(
         }
         manifold.map_to_world(|p| frame.point(p), |v| frame.vector(v));
         let mut result = PartManifold { part_a: 0, part_b: id, manifold };
-        if let Some(edges) = edges {
+        if internal_edges == InternalEdges::Remove {
             let area_normal = Vec3A::from((corners[1] - corners[0]).cross(corners[2] - corners[0]));
             let face = Vec3::from(normal_map * area_normal).normalize_or_zero();
             // The shape's center above the face means the normal from it points down into it.
@@ -179,7 +135,7 @@ pub fn convex_mesh_manifolds(
             } else {
                 face
             };
-            remove_internal_edge(&mut result, edges, corners, &to_mesh, down, prediction);
+            remove_internal_edge(&mut result, mesh, corners, &to_mesh, down, prediction);
         }
         if !result.manifold.is_empty() {
             out.push(result);
@@ -223,7 +179,7 @@ fn collect_triangles(mesh: &TriMesh, cull: &Aabb3, out: &mut Vec<u64>, keep: imp
 /// triangle into it) when its points on the triangle touch only inactive edges; see the module.
 fn remove_internal_edge(
     m: &mut PartManifold,
-    edges: &MeshEdges,
+    mesh: &TriMesh,
     corners: &[Vec3; 3],
     to_mesh: &Affine3A,
     target: Vec3,
@@ -236,7 +192,7 @@ fn remove_internal_edge(
     let on_active_edge = m.points().iter().any(|p| {
         let weights = barycentric(corners, to_mesh.transform_point3(p.point_b));
         // Edge i runs from corner i to corner i + 1: the weight of corner i + 2 vanishes on it.
-        (0..3).any(|i| weights[(i + 2) % 3] < ON_EDGE && edges.is_active(triangle, i))
+        (0..3).any(|i| weights[(i + 2) % 3] < ON_EDGE && mesh.is_edge_active(triangle, i))
     });
     if on_active_edge {
         return;

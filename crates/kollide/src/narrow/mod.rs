@@ -40,5 +40,5 @@ pub use contact::{contact, contact_gjk_epa, contact_manifold};
 pub use distance::{distance, intersects};
 pub use gjk::GjkCache;
 pub use manifold::{ContactManifold, ManifoldPoint, PartManifold};
-pub use mesh::{ACTIVE_EDGE_ANGLE, MeshEdges, convex_mesh_manifolds};
+pub use mesh::{InternalEdges, convex_mesh_manifolds};
 pub use types::{Contact, NarrowError, ShapeCastHit};

@@ -205,7 +205,7 @@ pub(crate) fn convex_mesh_contact(
     Ok(best.filter(|c| c.separation <= max_distance))
 }
 
-/// One manifold per touching triangle (internal edges not removed), or the containment contact.
+/// One manifold per touching triangle (internal edges removed), or the containment contact.
 pub(crate) fn convex_mesh_manifolds(
     a: &PlacedShape,
     b: &PlacedShape,
@@ -219,7 +219,7 @@ pub(crate) fn convex_mesh_manifolds(
         pair.convex_to_world,
         pair.mesh,
         pair.mesh_to_world,
-        None,
+        narrow::InternalEdges::Remove,
         prediction,
         &mut found,
     )
