@@ -279,13 +279,15 @@ impl MeshInstance {
         self.to_local_affine() * other.to_world
     }
 
-    /// True if the placed meshes intersect; see [`TriMesh::intersects_mesh`] (run in this
-    /// instance's mesh space, with `other` placed by `self⁻¹ · other`).
+    /// True if the placed meshes intersect: some triangles touch or cross, or one lies inside
+    /// the other where that other is solid (see the mesh-against-mesh section of the
+    /// [module](super)). Runs in this instance's mesh space, with `other` placed by
+    /// `self⁻¹ · other`.
     pub fn intersects_mesh(&self, other: &MeshInstance, cache: Option<&mut MeshMeshCache>) -> bool {
         self.mesh.intersects_mesh(&other.mesh, &self.relative(other), cache)
     }
 
-    /// How the placed meshes overlap; see [`TriMesh::mesh_overlap`]. The containment depth is
+    /// How the placed meshes overlap (a witness, see [`MeshOverlap`]). The containment depth is
     /// measured in world space.
     pub fn mesh_overlap(
         &self,
@@ -296,23 +298,26 @@ impl MeshInstance {
         overlap_in_frame(&self.mesh, &other.mesh, &rel, cache, &self.to_world)
     }
 
-    /// Appends every intersecting pair `(triangle of self, triangle of other)`; see
-    /// [`TriMesh::intersecting_triangles`].
+    /// Appends every intersecting pair `(triangle of self, triangle of other)` (ids), in no
+    /// particular order. Surfaces only: containment adds no pairs.
     pub fn intersecting_triangles(&self, other: &MeshInstance, out: &mut Vec<(u32, u32)>) {
         self.mesh.intersecting_triangles(&other.mesh, &self.relative(other), out);
     }
 
     /// Appends the contact manifold of the placed meshes in world space (points, unit normals
-    /// from this instance to `other`, depths measured in the world); see
-    /// [`TriMesh::mesh_contacts`]. Returns the number of touching regions.
+    /// from this instance to `other`, separations measured in the world; see [`MeshContact`]):
+    /// at most four points per touching region, one point when a mesh lies inside a solid one.
+    /// Returns the number of touching regions.
     pub fn mesh_contacts(&self, other: &MeshInstance, out: &mut Vec<MeshContact>) -> usize {
         let Some(rel) = Relative::new(&self.mesh, &other.mesh, &self.relative(other)) else { return 0 };
         contacts_in_frame(&self.mesh, &other.mesh, &rel, &self.to_world, out)
     }
 
     /// The closest points of the placed surfaces in world space (world points and distance), if
-    /// at most `max_distance` apart; see [`TriMesh::mesh_distance`]. Both meshes' triangles are
-    /// mapped to the world, so the distance is the world distance whatever the placements.
+    /// at most `max_distance` apart (`f32::INFINITY` for no limit; none for a NaN or negative
+    /// limit). Both meshes' triangles are mapped to the world, so the distance is the world
+    /// distance whatever the placements. It is the distance between the surfaces: a mesh inside a
+    /// solid one is at a positive distance from it although the solids overlap.
     pub fn mesh_distance(&self, other: &MeshInstance, max_distance: f32) -> Option<MeshDistance> {
         distance_in_frame(&self.mesh, &self.to_world, &other.mesh, &other.to_world, max_distance)
     }

@@ -314,7 +314,10 @@ fn instances(a: &PlacedShape, b: &PlacedShape) -> Option<(MeshInstance, MeshInst
 }
 
 pub(crate) fn mesh_mesh_intersects(a: &PlacedShape, b: &PlacedShape) -> bool {
-    instances(a, b).is_some_and(|(x, y)| x.intersects_mesh(&y, None))
+    let (Shape::Mesh(x), Shape::Mesh(y)) = (a.shape, b.shape) else { return false };
+    // Run in A's mesh space: B placed there by `a_to_world⁻¹ · b_to_world` (the query checked
+    // that A's placement is invertible).
+    x.intersects_mesh(y, &(a.to_world.inverse() * *b.to_world), None)
 }
 
 /// The deepest region's deepest point when the meshes overlap, else the closest points.

@@ -141,7 +141,7 @@ pub enum MeshOverlap {
     /// A (a component of it) lies inside solid B, and no triangles intersect (unless the
     /// witness came from a cache: a vertex of A still inside B is reported without looking for
     /// crossing triangles). `depth` estimates the penetration: the distance from the tested
-    /// vertex of A to B's surface (see the [module documentation](self)).
+    /// vertex of A to B's surface (see [`MeshInstance::mesh_overlap`](super::MeshInstance::mesh_overlap)).
     AInsideB { depth: f32 },
     /// B (a component of it) lies inside solid A; otherwise as [`MeshOverlap::AInsideB`], from a
     /// vertex of B to A's surface.
