@@ -134,7 +134,7 @@ pub fn run(args: &CheckArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// Seed 001's test: A's vertices against B's sampled field, pruned by B's spatial signature.
+/// The point-set test: A's vertices against B's sampled field, pruned by B's spatial signature.
 fn check_field(a: &TriMesh, b: &TriMesh, map: &Affine3A, cells: u32) -> Result<(), String> {
     let cell = b.bounds().size().max_element() / cells.max(1) as f32;
     let started = Instant::now();

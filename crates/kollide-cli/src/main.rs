@@ -27,7 +27,7 @@ enum Command {
     ///
     /// Prints whether they intersect (with solid semantics for closed meshes), the intersecting
     /// triangle pairs and the contacts (points, normals from A to B, depths), or the distance
-    /// when apart, each with the time it took; `--sdf` adds seed 001's test of A's vertices
+    /// when apart, each with the time it took; `--sdf` adds the test of A's vertices
     /// against B's sampled signed-distance field.
     Check(check::CheckArgs),
     /// Print the version, build profile, enabled features and available query families.

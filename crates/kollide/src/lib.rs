@@ -2,20 +2,25 @@
 //!
 //! The crate is layered; each layer uses only the ones above it in this list:
 //!
-//! - [`math`]: glam re-exports, rigid poses, rays, tolerances.
+//! - [`math`]: glam re-exports, rigid poses, rays, affine-map helpers, tolerances.
 //! - [`bounds`]: bounding volumes ([`bounds::Aabb3`], [`bounds::Sphere`], [`bounds::Obb3`],
 //!   [`bounds::Kdop`], and their 2D twins).
-//! - [`primitive`]: pure geometric tests on raw points: closest points, overlap tests, ray casts.
+//! - [`primitive`]: pure geometric tests on raw points: closest points, overlap tests, exact
+//!   predicates, ray casts ([`primitive::RayHit3`], the one 3D ray hit).
 //! - [`shape`]: convex shapes (ball, capsule, cuboid, cylinder, cone, triangle, convex hull,
 //!   rounded) with support functions and closed-form single-shape queries under affine maps.
-//! - [`broad`]: broad phases over changing sets of boxes (sweep and prune, spatial hash, brute
-//!   force), one interface in 2D and 3D.
-//! - [`bvh`]: 4-wide bounding volume hierarchies over boxes (binned SAH, SIMD traversal).
-//! - [`mesh`]: triangle meshes: file loading, validation, topology.
+//! - [`bvh`]: 4-wide bounding volume hierarchies over boxes (binned SAH, SIMD traversal, pair
+//!   descent).
+//! - [`broad`]: broad phases over changing sets of boxes (dynamic tree, sweep and prune, spatial
+//!   hash, brute force), one interface in 2D and 3D.
+//! - [`mesh`]: triangle meshes with their BVH, placed instances, mesh against mesh, sphere sets,
+//!   file loading and topology.
 //! - [`narrow`]: convex pairs: GJK distance, EPA penetration, separating-axis fast paths,
-//!   contact manifolds, ray casts; dispatch over [`shape::ConvexShape`].
+//!   contact manifolds, ray and shape casts; convex shapes against meshes.
 //! - [`field`]: signed-distance and density fields, grids sampled from meshes, spatial
 //!   signatures, point sets and fields against fields.
+//! - [`query`]: one contract for every pair of shape kinds ([`query::Shape`]: convex, mesh,
+//!   sphere set, field, compound) and every pair query, with errors for bad input.
 //!
 //! Conventions (frames, signs, tolerances) are in `docs/conventions.md`.
 

@@ -21,7 +21,7 @@ pub const SCENE: Scene = Scene {
     run,
 };
 
-/// Unique meshes, as in seed 001.
+/// Unique meshes: a few shapes shared by many instances.
 const UNIQUE: usize = 15;
 
 fn placement(rng: &mut TestRng) -> Affine3A {

@@ -22,7 +22,7 @@ pub const SCENE: Scene = Scene {
     run,
 };
 
-/// Seed 000's sphere count for a character.
+/// A typical sphere count for a character's stand-in.
 const SPHERES: usize = 29;
 
 /// B's placement in A's frame: a random rotation, scale and shear, at a distance where about

@@ -202,7 +202,7 @@ pub struct Metaball {
     pub weight: f32,
 }
 
-/// A metaball solid (seed 001's density): where the summed density of the balls exceeds
+/// A metaball solid (a blobby density): where the summed density of the balls exceeds
 /// `threshold`. The field is `threshold − density`, so it is negative inside as every field here;
 /// it is not a distance (its slope varies), and its Lipschitz bound is the sum of each kernel's
 /// steepest slope, `weight · 1.7173 / radius`.

@@ -1,4 +1,5 @@
-//! Point sets against fields (seed 001's narrow phase) and fields against fields.
+//! Point sets against fields (a cheap narrow phase: one solid's surface points against the
+//! other's field) and fields against fields.
 
 use super::{Field3, SpatialSignature};
 use crate::bounds::Aabb3;

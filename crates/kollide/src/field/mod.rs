@@ -1,4 +1,4 @@
-//! Signed-distance and density fields (seed 001): a solid described by a scalar function instead
+//! Signed-distance and density fields: a solid described by a scalar function instead
 //! of triangles, tested against point sets and against other fields.
 //!
 //! A [`Field3`] is negative inside its solid, positive outside and zero on the surface, like

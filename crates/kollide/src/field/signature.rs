@@ -1,4 +1,4 @@
-//! The spatial signature of seed 001: one bit per grid cell, set where the solid may be.
+//! The spatial signature: one bit per grid cell, set where the solid may be.
 
 use super::{Field3, FieldError, GridField};
 use crate::bounds::Aabb3;
@@ -25,7 +25,7 @@ pub struct SpatialSignature {
 }
 
 impl SpatialSignature {
-    /// Seed 001's signature of a closed mesh: the cells any triangle touches (exact triangle–box
+    /// The signature of a closed mesh: the cells any triangle touches (exact triangle–box
     /// test), plus the cells entirely inside the solid (decided at their center). Clear bits are a
     /// guarantee for the mesh's own solid ([`TriMesh::contains_point`]).
     ///

@@ -5,7 +5,7 @@
 //! A tolerance that belongs to one algorithm is a named constant beside it, documented by the
 //! functions whose answers it changes: the `1e-5` of [`is_similarity`](super::is_similarity) and
 //! [`is_rigid`](super::is_rigid), the narrow phase's manifold and mesh-edge angles
-//! (`narrow::ACTIVE_EDGE_ANGLE`), and so on.
+//! (`mesh::ACTIVE_EDGE_ANGLE`), and so on.
 
 /// Relative tolerance of `f32` results (`8 ε`, a few roundings): quantities of magnitude `m`
 /// closer than `REL_EPSILON · m` are not told apart. `primitive::Plane3::from_points` refuses

@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 /// A [`TriMesh`] placed by an affine map: rotation, translation, non-uniform scale, shear or
 /// reflection. Creating one costs a 3×3 inverse; the mesh and its BVH are shared, never copied or
-/// rebuilt, so thousands of instances of a few meshes cost little more than the meshes (seed 001).
+/// rebuilt, so thousands of instances of a few meshes cost little more than the meshes.
 ///
 /// Queries take and return world-space values. They run in mesh space through the inverse map:
 /// rays keep their parameter `t` under an affine map, so ray casts are exact; sphere, box and

@@ -133,7 +133,7 @@ impl TriMesh {
         self.cast_ray(&Ray3::from_segment(a, b), 1.0)
     }
 
-    /// The first hit along the polyline `points[0] → points[1] → …` (seed 000's bendy beam): the
+    /// The first hit along the polyline `points[0] → points[1] → …` (a bendy beam, such as a rope or a curved shot): the
     /// segments are tested in order and the first one that hits returns its closest hit.
     pub fn cast_polyline(&self, points: &[Vec3]) -> Option<PolylineHit> {
         points

@@ -1,4 +1,4 @@
-//! Sphere sets: a mesh stood in for by a few balls (seed 000's 29 spheres around a character).
+//! Sphere sets: a mesh stood in for by a few balls (a few dozen around a character).
 //!
 //! A [`SphereSet`] is a list of solid balls in its own frame. [`SphereSet::cover_mesh`] builds one
 //! that covers a mesh's surface: every triangle is assigned to one ball that contains its three
