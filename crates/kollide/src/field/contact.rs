@@ -15,7 +15,8 @@ pub struct PointFieldStats {
 
 /// The first of `points` (placed by `points_to_world`) inside the field (placed by
 /// `field_to_world`), where the field's value is `≤ 0`; `None` when all are outside, and for a
-/// placement that is not finite or not invertible. A point set sampled from one solid's surface
+/// placement that is not finite or a field placement that is not invertible (a singular points
+/// placement is fine: it flattens the points, which stay points). A point set sampled from one solid's surface
 /// (e.g. a mesh's vertices) against another's field, where a point inside means the solids
 /// intersect.
 ///
@@ -67,7 +68,8 @@ pub struct FieldContact {
 
 /// Every point of `points` (placed by `points_to_world`) inside the field (placed by
 /// `field_to_world`), with a normal and separation from the field's value and gradient, appended
-/// to `out` (cleared first); nothing for a placement that is not finite or not invertible. Points
+/// to `out` (cleared first); nothing for a placement that is not finite or a field placement
+/// that is not invertible (as [`first_point_inside`]). Points
 /// skipped by the `signature` and points where the gradient vanishes (no defined normal, e.g. a
 /// ball's center) count as in [`first_point_inside`]; the latter are reported with a zero normal.
 pub fn field_contacts(

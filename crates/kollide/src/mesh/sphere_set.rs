@@ -218,7 +218,8 @@ impl SphereSet {
 
     /// True if the two sets' balls overlap, this set placed by `set_to_world` and `other` by
     /// `other_to_world`: exact when the relative map is a similarity, conservative otherwise (see
-    /// the module). `false` for a placement that is not finite or not invertible.
+    /// the module). `false` for a placement that is not finite or not invertible (either one, so
+    /// that swapping the sets gives the same answer).
     pub fn intersects_set(
         &self,
         set_to_world: &Affine3A,
@@ -226,7 +227,8 @@ impl SphereSet {
         other_to_world: &Affine3A,
     ) -> bool {
         let other_in_self = &(set_to_world.inverse() * *other_to_world);
-        if !(set_to_world.is_finite() && other_in_self.is_finite()) {
+        let invertible = |m: &Affine3A| m.matrix3.determinant().abs() > 0.0;
+        if !(set_to_world.is_finite() && other_in_self.is_finite() && invertible(other_to_world)) {
             return false;
         }
         let stretch = largest_stretch(&other_in_self.matrix3);

@@ -272,6 +272,45 @@ impl UnionFind {
     }
 }
 
+/// An edge is active when its two triangles' normals differ by more than this angle (radians)
+/// and the surface is convex across it (see [`TriMesh::is_edge_active`](super::TriMesh)).
+pub const ACTIVE_EDGE_ANGLE: f32 = 0.05;
+
+/// Per triangle id, bit `i` set = edge `i` (from corner `i` to corner `i + 1`) is active: a real
+/// convex crease of the surface (normals apart by more than [`ACTIVE_EDGE_ANGLE`]), or an edge
+/// without exactly one neighbour (boundary, non-manifold, degenerate). Each shared edge is decided
+/// once, from the triangle with the lower id, and the answer given to both.
+pub(crate) fn active_edges(
+    vertices: &[glam::Vec3],
+    triangles: &[[u32; 3]],
+    neighbors: &[[EdgeNeighbor; 3]],
+) -> Vec<u8> {
+    let normal = |t: &[u32; 3]| {
+        let [a, b, c] = t.map(|i| vertices[i as usize]);
+        (b - a).cross(c - a).normalize_or_zero()
+    };
+    let cos_limit = ACTIVE_EDGE_ANGLE.cos();
+    let mut active = vec![0b111u8; triangles.len()];
+    for (t, edges) in neighbors.iter().enumerate() {
+        for (i, neighbor) in edges.iter().enumerate() {
+            let Some((u, j)) = neighbor.shared() else { continue };
+            if (u as usize) < t {
+                continue;
+            }
+            let (tt, tu) = (&triangles[t], &triangles[u as usize]);
+            let (nt, nu) = (normal(tt), normal(tu));
+            // The corner of u off the shared edge: below t's plane means convex across the edge.
+            let off = vertices[tu[(j + 2) % 3] as usize] - vertices[tt[i] as usize];
+            let convex = nt.dot(off) < 0.0;
+            if !(convex && nt.dot(nu) < cos_limit) {
+                active[t] &= !(1 << i);
+                active[u as usize] &= !(1 << j);
+            }
+        }
+    }
+    active
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -377,43 +416,4 @@ mod tests {
         assert_eq!(component_seeds(&tris, 9), vec![4, 0]);
         assert_eq!(topology(&tris, 9).components, 2);
     }
-}
-
-/// An edge is active when its two triangles' normals differ by more than this angle (radians)
-/// and the surface is convex across it (see [`TriMesh::is_edge_active`](super::TriMesh)).
-pub const ACTIVE_EDGE_ANGLE: f32 = 0.05;
-
-/// Per triangle id, bit `i` set = edge `i` (from corner `i` to corner `i + 1`) is active: a real
-/// convex crease of the surface (normals apart by more than [`ACTIVE_EDGE_ANGLE`]), or an edge
-/// without exactly one neighbour (boundary, non-manifold, degenerate). Each shared edge is decided
-/// once, from the triangle with the lower id, and the answer given to both.
-pub(crate) fn active_edges(
-    vertices: &[glam::Vec3],
-    triangles: &[[u32; 3]],
-    neighbors: &[[EdgeNeighbor; 3]],
-) -> Vec<u8> {
-    let normal = |t: &[u32; 3]| {
-        let [a, b, c] = t.map(|i| vertices[i as usize]);
-        (b - a).cross(c - a).normalize_or_zero()
-    };
-    let cos_limit = ACTIVE_EDGE_ANGLE.cos();
-    let mut active = vec![0b111u8; triangles.len()];
-    for (t, edges) in neighbors.iter().enumerate() {
-        for (i, neighbor) in edges.iter().enumerate() {
-            let Some((u, j)) = neighbor.shared() else { continue };
-            if (u as usize) < t {
-                continue;
-            }
-            let (tt, tu) = (&triangles[t], &triangles[u as usize]);
-            let (nt, nu) = (normal(tt), normal(tu));
-            // The corner of u off the shared edge: below t's plane means convex across the edge.
-            let off = vertices[tu[(j + 2) % 3] as usize] - vertices[tt[i] as usize];
-            let convex = nt.dot(off) < 0.0;
-            if !(convex && nt.dot(nu) < cos_limit) {
-                active[t] &= !(1 << i);
-                active[u as usize] &= !(1 << j);
-            }
-        }
-    }
-    active
 }

@@ -54,7 +54,8 @@ pub enum InternalEdges {
 /// (see the module).
 ///
 /// Errors: [`NarrowError::InvalidShape`]`(0)` for an invalid shape, [`NarrowError::NonFinite`]
-/// for a NaN prediction or a non-finite or singular placement.
+/// for a NaN prediction, a non-finite placement or a singular mesh placement (the shape's may be
+/// singular, as in every narrow query).
 pub fn convex_mesh_manifolds(
     shape: &ConvexShape,
     shape_to_world: &Affine3A,
