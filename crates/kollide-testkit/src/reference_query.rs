@@ -31,7 +31,7 @@ use kollide::field::Field3;
 use kollide::mesh::TriMesh;
 use kollide::narrow::{self, GjkCache};
 use kollide::query::Shape;
-use kollide::shape::{Ball, ConvexShape, Placed, SupportMap, Triangle};
+use kollide::shape::{Ball, ConvexShape, PlacedSupport, SupportMap, Triangle};
 
 use crate::reference_convex::RefShape;
 use crate::reference_mesh::winding_number;
@@ -84,7 +84,7 @@ fn piece_box(shape: &ConvexShape, map: &Affine3A) -> (Vec3, Vec3) {
 
 /// A point inside the placed convex shape: the mean of its six axis support points.
 pub fn inner_point(shape: &ConvexShape, map: &Affine3A) -> Vec3 {
-    let placed = Placed::new(shape, map);
+    let placed = PlacedSupport::new(shape, map);
     let sum = [Vec3A::X, Vec3A::Y, Vec3A::Z]
         .into_iter()
         .map(|d| placed.support(d) + placed.support(-d))
@@ -293,7 +293,7 @@ impl RefPlaced {
                 out.push((c[0] + c[1] + c[2]) / 3.0);
                 continue;
             }
-            let placed = Placed::new(&piece.shape, &piece.map);
+            let placed = PlacedSupport::new(&piece.shape, &piece.map);
             for x in -1..=1 {
                 for y in -1..=1 {
                     for z in -1..=1 {

@@ -36,7 +36,7 @@ fn support_points_are_extreme_and_in_the_shape() {
             let shape = random_shape(&mut rng, kind);
             let map = placement(&mut rng);
             let reference = RefShape::new(&shape, &map);
-            let placed = kollide::shape::Placed::new(&shape, &map);
+            let placed = kollide::shape::PlacedSupport::new(&shape, &map);
             for _ in 0..10 {
                 let u = random::unit3(&mut rng);
                 let p = placed.support(u.into());

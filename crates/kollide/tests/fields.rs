@@ -6,7 +6,7 @@
 use glam::{Affine3A, DVec3, Mat3, Vec3};
 use kollide::field::{
     BallField, CapsuleField, CuboidField, Field3, FieldContact, FieldError, FieldsIntersection, GridField,
-    Intersection, MAX_GRID_VERTICES, Metaball, MetaballField, Placed, PointFieldStats, SmoothUnion,
+    Intersection, MAX_GRID_VERTICES, Metaball, MetaballField, PlacedField, PointFieldStats, SmoothUnion,
     SpatialSignature, Subtraction, TorusField, Union, field_contacts, fields_intersect, first_point_inside,
 };
 use kollide::mesh::TriMesh;
@@ -53,8 +53,8 @@ fn every_field(rng: &mut TestRng) -> Vec<(&'static str, Box<dyn Field3>)> {
         ("intersection", Box::new(Intersection(cuboid, capsule))),
         ("subtraction", Box::new(Subtraction(cuboid, ball))),
         ("smooth union", Box::new(SmoothUnion::new(capsule, torus, 0.3).unwrap())),
-        ("placed cuboid", Box::new(Placed::new(cuboid, random_affine(rng)).unwrap())),
-        ("placed metaballs", Box::new(Placed::new(metaballs(rng), random_affine(rng)).unwrap())),
+        ("placed cuboid", Box::new(PlacedField::new(cuboid, random_affine(rng)).unwrap())),
+        ("placed metaballs", Box::new(PlacedField::new(metaballs(rng), random_affine(rng)).unwrap())),
     ]
 }
 
@@ -157,7 +157,7 @@ fn placed_fields_map_the_solid_exactly() {
     let ball = BallField::new(Vec3::ZERO, 1.0).unwrap();
     for _ in 0..CASES {
         let map = random_affine(&mut rng);
-        let placed = Placed::new(ball, map).unwrap();
+        let placed = PlacedField::new(ball, map).unwrap();
         // A point inside the unit ball, mapped: inside the ellipsoid; and back.
         let local = random::point3(&mut rng, 1.2);
         let world = map.transform_point3(local);
@@ -171,11 +171,11 @@ fn placed_fields_map_the_solid_exactly() {
         assert!(dot.abs() < 1e-3 || local.length() < 1e-3, "{dot} at {local} under {map:?}");
     }
     assert_eq!(
-        Placed::new(ball, Affine3A::from_scale(Vec3::new(1.0, 0.0, 1.0))).unwrap_err(),
+        PlacedField::new(ball, Affine3A::from_scale(Vec3::new(1.0, 0.0, 1.0))).unwrap_err(),
         FieldError::NotInvertible
     );
     assert_eq!(
-        Placed::new(ball, Affine3A::from_translation(Vec3::NAN)).unwrap_err(),
+        PlacedField::new(ball, Affine3A::from_translation(Vec3::NAN)).unwrap_err(),
         FieldError::NotInvertible
     );
 }
@@ -368,7 +368,7 @@ fn field_pairs_equal_the_analytic_answer() {
         let b = BallField::new(random::point3(&mut rng, 1.0), rb).unwrap();
         // Half the pairs scaled by a common affine map (the answer does not change).
         let map = if i % 2 == 0 { Affine3A::IDENTITY } else { random_affine(&mut rng) };
-        let (pa, pb) = (Placed::new(a, map).unwrap(), Placed::new(b, map).unwrap());
+        let (pa, pb) = (PlacedField::new(a, map).unwrap(), PlacedField::new(b, map).unwrap());
         let gap = a.center.distance(b.center) - ra - rb;
         match fields_intersect(&pa, &pb, tolerance) {
             FieldsIntersection::Intersecting { point } => {

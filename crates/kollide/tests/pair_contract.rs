@@ -1355,11 +1355,11 @@ fn field_pair_queries_follow_the_contract() {
             assert_eq!(first(&mp, &bad), None, "first_point_inside with {what} for the field\n{case}");
             assert!(contacts(&mp, &bad).is_empty(), "field_contacts with {what} for the field\n{case}");
         }
-        //    `Placed`, the field's own placement: "`Err(NotInvertible)` for a map that is
+        //    `PlacedField`, the field's own placement: "`Err(NotInvertible)` for a map that is
         //    singular or has a non-finite entry".
         for (what, bad) in non_finite(&mf).into_iter().chain(singular(&mf)) {
-            let placed = field::Placed::new(field, bad).map(drop);
-            assert_eq!(placed, Err(FieldError::NotInvertible), "field::Placed::new with {what}\n{case}");
+            let placed = field::PlacedField::new(field, bad).map(drop);
+            assert_eq!(placed, Err(FieldError::NotInvertible), "field::PlacedField::new with {what}\n{case}");
         }
 
         // 2. No swapped twin (points against a field): placement invariance under a rigid map.
@@ -1409,7 +1409,7 @@ fn field_pair_queries_follow_the_contract() {
         }
         counts.nonempty += !inside.is_empty() as usize;
 
-        // fields_intersect: two fields in one frame (each through `Placed`), swapped. It is a
+        // fields_intersect: two fields in one frame (each through `PlacedField`), swapped. It is a
         // branch and bound with a tolerance: `Separated` is a proof and `Intersecting` comes
         // with a witness, so the two orders may differ only by `Undecided`.
         let (other, other_desc) = random_field(rng);
@@ -1421,7 +1421,8 @@ fn field_pair_queries_follow_the_contract() {
             aim(rng, &fb, &ob, &mut m);
             m
         };
-        let (pa, pb) = (field::Placed::new(field, mf).unwrap(), field::Placed::new(other, mo).unwrap());
+        let (pa, pb) =
+            (field::PlacedField::new(field, mf).unwrap(), field::PlacedField::new(other, mo).unwrap());
         let size = field_box.size().length();
         let answers =
             [field::fields_intersect(&pa, &pb, 1e-3 * size), field::fields_intersect(&pb, &pa, 1e-3 * size)];

@@ -1,4 +1,4 @@
-//! Field workloads: seed 001's point set against a sampled signed-distance grid.
+//! Field workloads: a point set against a sampled signed-distance grid.
 //!
 //! A's point set is the ~1,000 vertices of an asteroid; B is a 50k-triangle asteroid, sampled
 //! into a [`GridField`] of 64 cells along its longest side, with the exact [`SpatialSignature`]

@@ -51,7 +51,7 @@ impl Field3 for BallField {
     }
 }
 
-/// The exact signed distance to an axis-aligned box (rotate it with [`Placed`]).
+/// The exact signed distance to an axis-aligned box (rotate it with [`PlacedField`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CuboidField {
     pub center: Vec3,
@@ -419,14 +419,14 @@ impl<A: Field3, B: Field3> Field3 for SmoothUnion<A, B> {
 /// signs, the surface and the gradient direction are exact, and the Lipschitz bound grows by the
 /// norm of the inverse map.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Placed<F> {
+pub struct PlacedField<F> {
     field: F,
     to_world: Affine3A,
     to_local: Affine3A,
     lipschitz: f32,
 }
 
-impl<F: Field3> Placed<F> {
+impl<F: Field3> PlacedField<F> {
     /// `Err(NotInvertible)` for a map that is singular or has a non-finite entry.
     pub fn new(field: F, to_world: Affine3A) -> Result<Self, FieldError> {
         let det = to_world.matrix3.determinant();
@@ -454,7 +454,7 @@ impl<F: Field3> Placed<F> {
     }
 }
 
-impl<F: Field3> Field3 for Placed<F> {
+impl<F: Field3> Field3 for PlacedField<F> {
     fn value(&self, p: Vec3) -> f32 {
         self.field.value(self.to_local.transform_point3(p))
     }

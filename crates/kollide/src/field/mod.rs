@@ -10,7 +10,7 @@
 //! - [`BallField`], [`CuboidField`], [`CapsuleField`], [`TorusField`]: exact signed distances.
 //! - [`MetaballField`]: a density of smooth bumps, thresholded.
 //! - [`Union`], [`Intersection`], [`Subtraction`], [`SmoothUnion`]: combinations.
-//! - [`Placed`]: any field under an invertible affine map (non-uniform scale and shear included).
+//! - [`PlacedField`]: any field under an invertible affine map (non-uniform scale and shear included).
 //! - [`GridField`]: a sampled signed distance built from a closed mesh (or any field),
 //!   trilinearly interpolated, with a stated error bound.
 //! - [`SpatialSignature`]: a bit grid of the cells where a field can be inside, checked before the
@@ -89,7 +89,7 @@ pub enum FieldError {
     NoBounds,
     /// The grid would have more cells than the given limit.
     TooManyCells { cells: u64, limit: u64 },
-    /// The affine map of a [`Placed`] field is not invertible or not finite.
+    /// The affine map of a [`PlacedField`] is not invertible or not finite.
     NotInvertible,
 }
 

@@ -1,6 +1,6 @@
 //! Tests and maps for the linear part `M` of an affine placement `x ↦ M x + t`.
 //!
-//! Points map by `M`, directions of support queries by `Mᵀ` (see [`crate::shape::Placed`]), plane
+//! Points map by `M`, directions of support queries by `Mᵀ` (see [`crate::shape::PlacedSupport`]), plane
 //! normals by the inverse transpose `(M⁻¹)ᵀ` ([`map_normal`]). Under a similarity `M = s R` (`R`
 //! orthogonal, `s > 0`) balls stay balls and distances scale by `s` ([`is_similarity`]); under a
 //! rigid map (`s = 1`, [`is_rigid`]) distances are kept, so a query may run in the placed shape's

@@ -113,14 +113,31 @@ pub fn contact(
     prediction: f32,
     cache: &mut GjkCache,
 ) -> Result<Option<Contact>, NarrowError> {
+    // Two balls under rigid maps (the closed form) inline in the caller; everything else out of
+    // line, so that the inlined part stays small enough to be inlined.
+    if prediction >= 0.0
+        && let Some((ra, rb)) = rigid_balls(a, a_to_world, b, b_to_world)
+    {
+        return Ok(sat::spheres(a_to_world.translation, ra, b_to_world.translation, rb, prediction)
+            .map(FrameContact::world));
+    }
+    contact_rest(a, a_to_world, b, b_to_world, prediction, cache)
+}
+
+/// [`contact`] past its inlined case (two balls under rigid maps).
+#[inline(never)]
+fn contact_rest(
+    a: &ConvexShape,
+    a_to_world: &Affine3A,
+    b: &ConvexShape,
+    b_to_world: &Affine3A,
+    prediction: f32,
+    cache: &mut GjkCache,
+) -> Result<Option<Contact>, NarrowError> {
     if prediction.is_nan() {
         return Err(NarrowError::NonFinite);
     }
     let prediction = prediction.max(0.0);
-    if let Some((ra, rb)) = rigid_balls(a, a_to_world, b, b_to_world) {
-        return Ok(sat::spheres(a_to_world.translation, ra, b_to_world.translation, rb, prediction)
-            .map(FrameContact::world));
-    }
     if let Some((c, _)) = quick_contact(a, a_to_world, b, b_to_world, prediction) {
         return Ok(c.map(FrameContact::world));
     }

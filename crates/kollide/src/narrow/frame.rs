@@ -239,6 +239,7 @@ impl FrameContact {
     }
 
     /// The contact as is (its frame is the world).
+    #[inline]
     pub fn world(self) -> Contact {
         Contact {
             point_a: self.point_a.into(),

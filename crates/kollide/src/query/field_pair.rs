@@ -7,7 +7,7 @@ use super::QueryError;
 use super::Shape;
 use super::pair::PlacedShape;
 use crate::bounds::Aabb3;
-use crate::field::{Field3, FieldsIntersection, Placed, fields_intersect};
+use crate::field::{Field3, FieldsIntersection, PlacedField, fields_intersect};
 use crate::mesh::MeshInstance;
 use crate::narrow;
 use crate::shape::ConvexShape;
@@ -23,7 +23,7 @@ pub(crate) enum WorldField<'a> {
     /// The signed world distance to a solid mesh, or the distance to an open mesh's surface.
     Mesh(MeshInstance),
     /// The field through the inverse placement.
-    Field(Placed<&'a (dyn Field3 + Send + Sync)>),
+    Field(PlacedField<&'a (dyn Field3 + Send + Sync)>),
 }
 
 impl<'a> WorldField<'a> {
@@ -32,7 +32,7 @@ impl<'a> WorldField<'a> {
         match s.shape {
             Shape::Convex(shape) => Some(WorldField::Convex { shape, to_world: s.to_world }),
             Shape::Mesh(mesh) => MeshInstance::new(mesh.clone(), *s.to_world).ok().map(WorldField::Mesh),
-            Shape::Field(field) => Placed::new(&**field, *s.to_world).ok().map(WorldField::Field),
+            Shape::Field(field) => PlacedField::new(&**field, *s.to_world).ok().map(WorldField::Field),
             Shape::SphereSet(_) | Shape::Compound(_) => None,
         }
     }

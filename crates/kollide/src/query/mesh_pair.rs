@@ -14,7 +14,7 @@ use super::{Contact, PartManifold, QueryError, Shape, ShapeCastHit, from_narrow}
 use crate::bounds::Aabb3;
 use crate::mesh::{MeshInstance, TriMesh};
 use crate::narrow::{self, ContactManifold, GjkCache};
-use crate::shape::{Ball, ConvexShape, Placed, SupportMap, Triangle};
+use crate::shape::{Ball, ConvexShape, PlacedSupport, SupportMap, Triangle};
 
 /// The pieces of a placed convex shape (A) and a placed mesh (B).
 struct ConvexMesh<'a> {
@@ -62,7 +62,7 @@ impl<'a> ConvexMesh<'a> {
 
     /// A point inside the convex shape (world): the mean of its six axis support points.
     fn inner_point(&self) -> Vec3 {
-        let placed = Placed::new(self.convex, self.convex_to_world);
+        let placed = PlacedSupport::new(self.convex, self.convex_to_world);
         let sum = [Vec3A::X, Vec3A::Y, Vec3A::Z]
             .into_iter()
             .map(|d| placed.support(d) + placed.support(-d))
@@ -97,7 +97,7 @@ impl<'a> ConvexMesh<'a> {
         let instance = self.instance()?;
         let q = instance.closest_point(p, f32::INFINITY)?;
         let out = (q.point - p).try_normalize().unwrap_or(Vec3::Y);
-        let placed = Placed::new(self.convex, self.convex_to_world);
+        let placed = PlacedSupport::new(self.convex, self.convex_to_world);
         let trailing: Vec3 = placed.support(Vec3A::from(-out)).into();
         let depth = (q.point - trailing).dot(out).max(0.0);
         Some(Contact {

@@ -5,7 +5,7 @@ use glam::{Affine3A, Vec3, Vec3A};
 use super::pair::{PlacedShape, for_each_part};
 use super::{Operand, QueryError, Shape, check_operand, from_narrow};
 use crate::bounds::{Aabb3, Sphere};
-use crate::field::{Field3, Placed};
+use crate::field::{Field3, PlacedField};
 use crate::math::Ray3;
 use crate::mesh::MeshInstance;
 use crate::narrow;
@@ -89,8 +89,8 @@ fn cast_ray_placed(s: &PlacedShape, ray: &Ray3, max_t: f32) -> Result<Option<Ray
             result.map(|()| best)
         }
         Shape::Field(field) => {
-            let placed =
-                Placed::new(&**field, *s.to_world).map_err(|_| QueryError::SingularPlacement(Operand::A))?;
+            let placed = PlacedField::new(&**field, *s.to_world)
+                .map_err(|_| QueryError::SingularPlacement(Operand::A))?;
             Ok(trace_field(&placed, ray, max_t))
         }
     }
@@ -204,8 +204,8 @@ fn project_placed(s: &PlacedShape, p: Vec3) -> Result<PointProjection, QueryErro
             Ok(best.map_or(PointProjection { point: p, inside: false }, |(_, q)| q))
         }
         Shape::Field(field) => {
-            let placed =
-                Placed::new(&**field, *s.to_world).map_err(|_| QueryError::SingularPlacement(Operand::A))?;
+            let placed = PlacedField::new(&**field, *s.to_world)
+                .map_err(|_| QueryError::SingularPlacement(Operand::A))?;
             Ok(project_field(&placed, p))
         }
     }
@@ -243,8 +243,8 @@ pub fn contains_point(shape: &Shape, to_world: &Affine3A, p: Vec3) -> Result<boo
                 || !mesh.is_solid() && project_placed(&s, p)?.point == p)
         }
         Shape::Field(field) => {
-            let placed =
-                Placed::new(&**field, *to_world).map_err(|_| QueryError::SingularPlacement(Operand::A))?;
+            let placed = PlacedField::new(&**field, *to_world)
+                .map_err(|_| QueryError::SingularPlacement(Operand::A))?;
             Ok(placed.value(p) <= 0.0)
         }
         _ => Ok(project_placed(&s, p)?.inside),

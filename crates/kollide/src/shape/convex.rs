@@ -12,14 +12,14 @@ use crate::bounds::Aabb3;
 /// `support(d) = M · support_S(Mᵀ d) + t` (the maximiser of `d · (M x + t)` over `x ∈ S` is the
 /// maximiser of `(Mᵀ d) · x`). Exact for every invertible or singular `M`.
 #[derive(Clone, Copy, Debug)]
-pub struct Placed<'a, S: ?Sized> {
+pub struct PlacedSupport<'a, S: ?Sized> {
     shape: &'a S,
     matrix: Mat3A,
     transpose: Mat3A,
     translation: Vec3A,
 }
 
-impl<'a, S: ?Sized> Placed<'a, S> {
+impl<'a, S: ?Sized> PlacedSupport<'a, S> {
     /// `shape` placed by `map`.
     #[inline]
     pub fn new(shape: &'a S, map: &Affine3A) -> Self {
@@ -33,7 +33,7 @@ impl<'a, S: ?Sized> Placed<'a, S> {
     }
 }
 
-impl<S: SupportMap + ?Sized> SupportMap for Placed<'_, S> {
+impl<S: SupportMap + ?Sized> SupportMap for PlacedSupport<'_, S> {
     #[inline]
     fn support(&self, dir: Vec3A) -> Vec3A {
         self.shape.support_under(&self.matrix, &self.transpose, dir) + self.translation

@@ -3,7 +3,7 @@
 //! Every shape lives in its own local frame (centred on the origin; axial shapes along `+y`) and is
 //! placed in the world by an [`Affine3A`]: rotation, translation, non-uniform scale, shear or
 //! reflection. A placed convex shape is handled exactly through its support function,
-//! `support(M·S + t, d) = M·support(S, Mᵀd) + t` (see [`Placed`]): a scaled [`Ball`] is an exact
+//! `support(M·S + t, d) = M·support(S, Mᵀd) + t` (see [`PlacedSupport`]): a scaled [`Ball`] is an exact
 //! ellipsoid and a sheared [`Cuboid`] an exact parallelepiped, never a tessellation. Affine
 //! placements are the only placement type (a rigid [`crate::math::Pose3`] converts with
 //! `to_affine`), so one code path serves rigid and general maps.
@@ -30,7 +30,7 @@ mod mass;
 mod rounded;
 
 pub use basic::{Ball, Capsule, Cone, Cuboid, Cylinder, Triangle};
-pub use convex::{ConvexShape, Core, Placed, ShapeKind};
+pub use convex::{ConvexShape, Core, PlacedSupport, ShapeKind};
 pub use hull::{ConvexHull, HullError, HullFace};
 pub use mass::MassProperties;
 pub use rounded::Rounded;
@@ -56,7 +56,7 @@ pub trait SupportMap {
     /// The exact bounding box of the set under `map`, from six support points: the extent along
     /// world axis `i` is `eᵢ · (M s + t)` with `s = support(Mᵀ eᵢ)` (and `-eᵢ` for the minimum).
     fn aabb_under(&self, map: &Affine3A) -> Aabb3 {
-        let placed = Placed::new(self, map);
+        let placed = PlacedSupport::new(self, map);
         let mut min = Vec3A::ZERO;
         let mut max = Vec3A::ZERO;
         for (i, axis) in [Vec3A::X, Vec3A::Y, Vec3A::Z].into_iter().enumerate() {
