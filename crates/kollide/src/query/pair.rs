@@ -8,7 +8,7 @@ use glam::{Affine3A, Vec3, Vec3A};
 use super::{Contact, Operand, PartManifold, QueryError, Shape, ShapeCastHit, check_operand, from_narrow};
 use super::{field_pair, mesh_pair};
 use crate::bounds::Aabb3;
-use crate::narrow::{self, ContactManifold, GjkCache};
+use crate::narrow::{self, ContactManifold, GjkCache, NarrowError};
 
 /// The most steps of conservative advancement in a shape cast with a mesh, sphere set or
 /// compound (see [`cast_shape`]).
@@ -30,6 +30,24 @@ fn checked<'a>(
     check_operand(a, a_to_world, Operand::A)?;
     check_operand(b, b_to_world, Operand::B)?;
     Ok((PlacedShape { shape: a, to_world: a_to_world }, PlacedShape { shape: b, to_world: b_to_world }))
+}
+
+/// The query error of a narrow-phase error on two convex shapes. The narrow phase refuses exactly
+/// what [`check_operand`] refuses for convex shapes (invalid shapes, non-finite placements; the
+/// query checked its other arguments first), so two convex shapes skip the check on the way in
+/// and name the bad operand only on the way out.
+#[cold]
+fn convex_pair_error(
+    error: NarrowError,
+    a: &Shape,
+    a_to_world: &Affine3A,
+    b: &Shape,
+    b_to_world: &Affine3A,
+) -> QueryError {
+    check_operand(a, a_to_world, Operand::A)
+        .and(check_operand(b, b_to_world, Operand::B))
+        .err()
+        .unwrap_or_else(|| from_narrow(error, false))
 }
 
 /// [`checked`], and [`QueryError::Unsupported`] (naming the operands' kinds) when a field takes
@@ -65,10 +83,8 @@ pub fn intersects(
     b_to_world: &Affine3A,
 ) -> Result<bool, QueryError> {
     if let (Shape::Convex(x), Shape::Convex(y)) = (a, b) {
-        check_operand(a, a_to_world, Operand::A)?;
-        check_operand(b, b_to_world, Operand::B)?;
         return narrow::intersects(x, a_to_world, y, b_to_world, &mut GjkCache::default())
-            .map_err(|e| from_narrow(e, false));
+            .map_err(|e| convex_pair_error(e, a, a_to_world, b, b_to_world));
     }
     let (a, b) = checked(a, a_to_world, b, b_to_world)?;
     intersects_placed(&a, &b)
@@ -114,10 +130,8 @@ pub fn contact(
         return Err(QueryError::NonFiniteArgument("max_distance"));
     }
     if let (Shape::Convex(x), Shape::Convex(y)) = (a, b) {
-        check_operand(a, a_to_world, Operand::A)?;
-        check_operand(b, b_to_world, Operand::B)?;
         return narrow::contact(x, a_to_world, y, b_to_world, max_distance, &mut GjkCache::default())
-            .map_err(|e| from_narrow(e, false));
+            .map_err(|e| convex_pair_error(e, a, a_to_world, b, b_to_world));
     }
     let (a, b) = checked_without_fields("contact", a, a_to_world, b, b_to_world)?;
     contact_placed(&a, &b, max_distance.max(0.0))
@@ -246,10 +260,8 @@ pub fn distance(
     b_to_world: &Affine3A,
 ) -> Result<f32, QueryError> {
     if let (Shape::Convex(x), Shape::Convex(y)) = (a, b) {
-        check_operand(a, a_to_world, Operand::A)?;
-        check_operand(b, b_to_world, Operand::B)?;
         return narrow::distance(x, a_to_world, y, b_to_world, &mut GjkCache::default())
-            .map_err(|e| from_narrow(e, false));
+            .map_err(|e| convex_pair_error(e, a, a_to_world, b, b_to_world));
     }
     let (a, b) = checked_without_fields("distance", a, a_to_world, b, b_to_world)?;
     distance_placed(&a, &b, f32::INFINITY)
