@@ -213,18 +213,31 @@ pub(crate) fn convex_mesh_manifolds(
     out: &mut Vec<PartManifold>,
 ) -> Result<(), QueryError> {
     let pair = ConvexMesh::new(a, b);
-    let mut found = Vec::new();
-    narrow::convex_mesh_manifolds(
-        pair.convex,
-        pair.convex_to_world,
-        pair.mesh,
-        pair.mesh_to_world,
-        narrow::InternalEdges::Remove,
-        prediction,
-        &mut found,
-    )
+    let run = |dest: &mut Vec<PartManifold>| {
+        let edges = narrow::InternalEdges::Remove;
+        narrow::convex_mesh_manifolds(
+            pair.convex,
+            pair.convex_to_world,
+            pair.mesh,
+            pair.mesh_to_world,
+            edges,
+            prediction,
+            dest,
+        )
+    };
+    // The narrow phase clears its output: it writes into `out` directly when that is empty (a
+    // top-level query), into scratch appended after the parts found so far otherwise.
+    let first = out.len();
+    if first == 0 {
+        run(out)
+    } else {
+        let mut tail = Vec::new();
+        let result = run(&mut tail);
+        out.append(&mut tail);
+        result
+    }
     .map_err(|e| from_narrow(e, false))?;
-    if found.is_empty() {
+    if out.len() == first {
         let contact = if pair.mesh_contains(pair.inner_point()) {
             pair.contained_contact()
         } else {
@@ -234,7 +247,6 @@ pub(crate) fn convex_mesh_manifolds(
             out.push(single_point(&c));
         }
     }
-    out.extend(found);
     Ok(())
 }
 
