@@ -93,6 +93,29 @@ pub fn icosphere(subdivisions: u32) -> MeshData {
     geodesic_sphere(1 << subdivisions.min(9))
 }
 
+/// The unit cube centred at the origin (corners at ±0.5), 12 triangles wound outward: a closed
+/// mesh small enough for brute-force references.
+pub fn cube() -> MeshData {
+    let vertices = (0..8)
+        .map(|i| Vec3::new((i & 1) as f32, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32) - 0.5)
+        .collect();
+    let triangles = vec![
+        [0, 2, 1],
+        [1, 2, 3],
+        [4, 5, 6],
+        [5, 7, 6],
+        [0, 1, 4],
+        [1, 5, 4],
+        [2, 6, 3],
+        [3, 6, 7],
+        [0, 4, 2],
+        [2, 4, 6],
+        [1, 3, 5],
+        [3, 7, 5],
+    ];
+    MeshData { vertices, triangles }
+}
+
 /// A flat open square grid in the plane z = 0 covering `[-1, 1]²`: `(n + 1)²` vertices and
 /// `2 · n²` triangles (n clamped to at least 1), counter-clockwise seen from +z.
 pub fn grid(n: usize) -> MeshData {
