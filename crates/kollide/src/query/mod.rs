@@ -33,9 +33,10 @@
 //!   [`FIELD_RAY_TOLERANCE`] of the surface; point projections of points outside are found by
 //!   Newton steps on the field and are estimates. Contacts, manifolds, distances and shape casts
 //!   with a field are [`QueryError::Unsupported`].
-//! - Shape casts where a mesh, sphere set or compound takes part advance conservatively (no
-//!   contact is ever skipped) and stop after [`CAST_MAX_STEPS`] steps; a cast still apart then
-//!   reports the last time with its positive separation.
+//! - Shape casts of two meshes advance conservatively by distance over speed (no contact is
+//!   ever skipped) and stop after [`CAST_MAX_STEPS`] steps; a cast still apart then reports the
+//!   last time with its positive separation. Sphere sets and compounds cast part by part, a
+//!   convex shape against a mesh triangle by triangle, each with the convex cast.
 //!
 //! Part ids: a [`Contact`] or [`PartManifold`] names the part of each shape it lies on: the
 //! triangle id of a mesh, the ball index of a sphere set, the child index of a compound, 0 for a

@@ -311,8 +311,8 @@ fn leaf_distance(a: &PlacedShape, b: &PlacedShape, limit: f32) -> Result<f32, Qu
 ///
 /// Two convex shapes: conservative advancement along the contact normal (see
 /// [`narrow::cast_shape`]). A convex shape and a mesh: the same against every triangle the sweep
-/// reaches. Otherwise: conservative advancement by the distance over the speed, at most
-/// [`CAST_MAX_STEPS`] steps.
+/// reaches. Sphere sets and compounds: the earliest hit of their parts. Two meshes: conservative
+/// advancement by the distance over the speed, at most [`CAST_MAX_STEPS`] steps.
 ///
 /// Errors: a non-finite `velocity`, a NaN `max_t`; [`QueryError::Unsupported`] with a field.
 pub fn cast_shape(
