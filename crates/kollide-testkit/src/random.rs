@@ -62,3 +62,30 @@ pub fn affine3(rng: &mut TestRng, translation: f32) -> Affine3A {
     let linear = Mat3::from_quat(rotation3(rng)) * shear * Mat3::from_diagonal(scale) * reflect;
     Affine3A::from_mat3_translation(linear, point3(rng, translation))
 }
+
+/// A random analytic field near the origin, about a unit across: a ball, a box or a torus, and a
+/// description of it for failure messages.
+pub fn analytic_field(
+    rng: &mut TestRng,
+) -> (std::sync::Arc<dyn kollide::field::Field3 + Send + Sync>, String) {
+    use kollide::field::{BallField, CuboidField, TorusField};
+    use std::sync::Arc;
+    let center = point3(rng, 0.2);
+    match rng.random_range(0..3) {
+        0 => {
+            let f = BallField::new(center, rng.random_range(0.3..1.2)).expect("a valid ball");
+            (Arc::new(f), format!("{f:?}"))
+        }
+        1 => {
+            let half =
+                Vec3::new(rng.random_range(0.2..1.2), rng.random_range(0.2..1.2), rng.random_range(0.2..1.2));
+            let f = CuboidField::new(center, half).expect("a valid box");
+            (Arc::new(f), format!("{f:?}"))
+        }
+        _ => {
+            let major = rng.random_range(0.5..1.0);
+            let f = TorusField::new(center, major, rng.random_range(0.15..0.45)).expect("a valid torus");
+            (Arc::new(f), format!("{f:?}"))
+        }
+    }
+}

@@ -61,7 +61,6 @@ use glam::{Affine3A, Mat3, Vec3, Vec3A};
 use kollide::bounds::{Aabb3, Sphere};
 use kollide::field::{
     self, BallField, CuboidField, Field3, FieldContact, FieldError, FieldsIntersection, PointFieldStats,
-    TorusField,
 };
 use kollide::mesh::{
     MeshContact, MeshInstance, MeshMeshCache, MeshOverlap, PlacementError, SphereSet, TriMesh,
@@ -1263,25 +1262,8 @@ fn sphere_set_pair_queries_follow_the_contract() {
 // ---------------------------------------------------------------------------------------------
 // Fields
 
-fn random_field(rng: &mut TestRng) -> (Box<dyn Field3>, String) {
-    let center = random::point3(rng, 0.2);
-    match rng.random_range(0..3) {
-        0 => {
-            let f = BallField::new(center, rng.random_range(0.3..1.2)).unwrap();
-            (Box::new(f), format!("{f:?}"))
-        }
-        1 => {
-            let half =
-                Vec3::new(rng.random_range(0.2..1.2), rng.random_range(0.2..1.2), rng.random_range(0.2..1.2));
-            let f = CuboidField::new(center, half).unwrap();
-            (Box::new(f), format!("{f:?}"))
-        }
-        _ => {
-            let f =
-                TorusField::new(center, rng.random_range(0.5..1.0), rng.random_range(0.15..0.45)).unwrap();
-            (Box::new(f), format!("{f:?}"))
-        }
-    }
+fn random_field(rng: &mut TestRng) -> (Arc<dyn Field3 + Send + Sync>, String) {
+    random::analytic_field(rng)
 }
 
 /// The field's value at each point (the points placed by `mp`, the field by `mf`), through the

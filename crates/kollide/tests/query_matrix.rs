@@ -33,7 +33,6 @@ use std::sync::{Arc, OnceLock};
 
 use glam::{Affine3A, Mat3, Vec3};
 use kollide::bounds::Sphere;
-use kollide::field::{BallField, CuboidField, Field3, TorusField};
 use kollide::mesh::{SphereSet, TriMesh};
 use kollide::query::{self, Compound, Kind, Operand, PartManifold, QueryError, Shape};
 use kollide::shape::{ConvexShape, ShapeKind};
@@ -169,24 +168,7 @@ fn random_sphere_set(rng: &mut TestRng) -> (Shape, String) {
 }
 
 fn random_field(rng: &mut TestRng) -> (Shape, String) {
-    let center = random::point3(rng, 0.2);
-    let (field, desc): (Arc<dyn Field3 + Send + Sync>, String) = match rng.random_range(0..3) {
-        0 => {
-            let f = BallField::new(center, rng.random_range(0.3..1.2)).unwrap();
-            (Arc::new(f), format!("{f:?}"))
-        }
-        1 => {
-            let half =
-                Vec3::new(rng.random_range(0.2..1.2), rng.random_range(0.2..1.2), rng.random_range(0.2..1.2));
-            let f = CuboidField::new(center, half).unwrap();
-            (Arc::new(f), format!("{f:?}"))
-        }
-        _ => {
-            let major = rng.random_range(0.5..1.0);
-            let f = TorusField::new(center, major, rng.random_range(0.15..0.45)).unwrap();
-            (Arc::new(f), format!("{f:?}"))
-        }
-    };
+    let (field, desc) = random::analytic_field(rng);
     (Shape::Field(field), desc)
 }
 
