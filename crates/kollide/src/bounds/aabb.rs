@@ -52,6 +52,19 @@ pub trait Bounds: Copy {
     fn center(&self) -> Self::Point;
 }
 
+/// The factor by which every slab test scales the exit parameter before comparing it with the
+/// entry, so that a ray that touches a box in exact arithmetic is never rejected by rounding
+/// (a ray aimed at a mesh vertex lying on a node's box face, for example).
+///
+/// Each slab parameter `t = (b - o) · (1/d)` takes three roundings (the reciprocal, the
+/// difference, the product), so the computed `t̃` has `|t̃ - t| ≤ γ₃ |t|` with `γ₃ = 3u / (1 - 3u)`
+/// and `u = 2⁻²⁴`; the signs are exact. If `entry ≤ exit` exactly, then `entry~ ≤ exit~ · (1 + γ₃) /
+/// (1 - γ₃)`, just under `1 + 6u`; `1 + 8u = 1 + 4ε` also covers the rounding of the product
+/// (Ize, "Robust BVH Ray Traversal", JCGT 2(2), 2013; Pharr, Jakob, Humphreys, *Physically Based
+/// Rendering*, §3.9.2). The entry is left as computed, so the boxes reached are a superset of
+/// the exact ones, larger by a relative `4ε` of the distance along the ray.
+pub const SLAB_EXIT_SCALE: f32 = 1.0 + 4.0 * f32::EPSILON;
+
 /// Per lane `if a > b { a } else { b }`: `max`, with a NaN in `a` replaced by `b`.
 ///
 /// On x86 glam's `max` is `maxps(a, b)`, which is defined as exactly this (one instruction); on
@@ -254,9 +267,10 @@ impl Aabb3 {
     /// `[0, max_t]`, or `None` if the ray misses the box within that range.
     ///
     /// An origin inside the box gives `entry = 0`; a ray that only grazes an edge or corner gives
-    /// `entry == exit`. Components of `dir` equal to 0 are handled by IEEE infinities in `1 / dir`
-    /// (see [`Aabb3::ray_interval_inv`] for the origin-on-a-slab-plane case): a ray running
-    /// inside a face plane hits the box. `None` if `dir` has a NaN or infinite component, the
+    /// `entry == exit`. Conservative against rounding: a ray that touches the box in exact
+    /// arithmetic is never missed ([`SLAB_EXIT_SCALE`]). Components of `dir` equal to 0 are
+    /// handled by IEEE infinities in `1 / dir` (see [`Aabb3::ray_interval_inv`] for the
+    /// origin-on-a-slab-plane case): a ray running inside a face plane hits the box. `None` if `dir` has a NaN or infinite component, the
     /// origin has a NaN component, `max_t` is NaN or negative, or the box is inverted (so
     /// [`Aabb3::EMPTY`] is never hit) or has a NaN coordinate. A zero `dir` gives
     /// `Some((0, max_t))` if the origin is inside, else `None` (also for `max_t = ∞`: the entry is
@@ -308,7 +322,8 @@ impl Aabb3 {
         let t1 = min_keep_acc(min_keep_acc(far.x, far.y), far.z);
         let valid = (bmin.cmple(bmax) & !o.is_nan_mask() & ok).all();
         // A box reached only "at t = ∞" (a zero `dir` from outside with `max_t = ∞`) is missed.
-        (valid & (t0 <= t1) & (t0 < f32::INFINITY)).then_some((t0, t1))
+        // A graze that rounding put just outside comes back as `entry == exit`.
+        (valid & (t0 <= t1 * SLAB_EXIT_SCALE) & (t0 < f32::INFINITY)).then_some((t0, t1.max(t0)))
     }
 
     /// The exact bounding box of this box mapped by `transform` (non-uniform scale, shear and
@@ -524,8 +539,9 @@ impl Aabb2 {
         let t0 = max_keep_acc(near_x, near_y);
         let t1 = min_keep_acc(far_x, far_y);
         let valid = self.min.cmple(self.max).all() & !o.is_nan() & ok;
-        // A box reached only "at t = ∞" (a zero `dir` from outside with `max_t = ∞`) is missed.
-        (valid & (t0 <= t1) & (t0 < f32::INFINITY)).then_some((t0, t1))
+        // A box reached only "at t = ∞" (a zero `dir` from outside with `max_t = ∞`) is missed;
+        // a graze that rounding put just outside comes back as `entry == exit`.
+        (valid & (t0 <= t1 * SLAB_EXIT_SCALE) & (t0 < f32::INFINITY)).then_some((t0, t1.max(t0)))
     }
 
     /// The exact bounding box of this box under `transform`: center mapped, half extents

@@ -1,7 +1,7 @@
 //! The 4-wide node: four children's boxes in SoA lanes, so one SIMD step tests a query against
 //! all four, and the codes that say what each child is.
 
-use crate::bounds::Aabb3;
+use crate::bounds::{Aabb3, SLAB_EXIT_SCALE};
 use crate::math::Ray3;
 use glam::{BVec4A, Vec3, Vec3A, Vec4};
 use std::ops::Range;
@@ -209,20 +209,23 @@ impl Node4 {
     /// Per axis the ray enters through the plane it meets first (the minimum for a positive
     /// direction, the maximum for a negative one) and leaves through the other, so no per-lane
     /// min/max is needed (Williams et al., "An Efficient and Robust Ray–Box Intersection
-    /// Algorithm", JGT 2005).
+    /// Algorithm", JGT 2005). Conservative against rounding, as [`Aabb3::ray_interval`]: each
+    /// `t = (plane - origin) · (1/dir)` is the scalar test's, and the exit is scaled by
+    /// [`SLAB_EXIT_SCALE`] before the comparison, so a ray that touches a box in exact arithmetic
+    /// (one aimed at a vertex on the box's face) reaches the triangles inside.
     ///
     /// NaN-safe by operand order: SSE `max`/`min` return their second operand when either is NaN,
-    /// and the innermost second operands are `0` and `max_t`. A NaN `t` (`∞ − ∞` for a ray with a
-    /// zero direction component and a coordinate beyond ±3e8) thus drops its planes' constraint
-    /// instead of rejecting the box, and `enter`, `exit` are never NaN: the test stays
-    /// conservative.
+    /// and the innermost second operands are `0` and `max_t`. A NaN `t` (`0 · ∞` for a ray with a
+    /// zero direction component whose origin lies on that slab's plane, running inside the plane)
+    /// thus drops its plane's constraint instead of rejecting the box, and `enter`, `exit` are
+    /// never NaN.
     #[inline]
     pub fn ray_entry(&self, ray: &RayBoxSetup, max_t: f32) -> (Vec4, u32) {
         let b = &self.bounds;
-        let t = |plane: usize, axis: usize| b[plane] * ray.inv_dir[axis] - ray.origin_scaled[axis];
+        let t = |plane: usize, axis: usize| (b[plane] - ray.origin[axis]) * ray.inv_dir[axis];
         let enter = t(ray.near[0], 0).max(t(ray.near[1], 1)).max(t(ray.near[2], 2).max(Vec4::ZERO));
         let exit = t(ray.far[0], 0).min(t(ray.far[1], 1)).min(t(ray.far[2], 2).min(Vec4::splat(max_t)));
-        let hit: BVec4A = enter.cmple(exit);
+        let hit: BVec4A = enter.cmple(exit * SLAB_EXIT_SCALE);
         (enter, hit.bitmask())
     }
 }
@@ -236,16 +239,15 @@ pub(crate) fn ray_limit(max_t: f32) -> Option<f32> {
     (max_t >= 0.0).then(|| max_t.min(f32::MAX))
 }
 
-/// Per-ray constants of the SIMD slab test.
+/// Per-ray constants of the SIMD slab test: the origin and `1/dir`, splatted.
 ///
-/// The slab test computes `t = (plane - origin) / dir` as `plane · (1/dir) - origin · (1/dir)`.
-/// A direction component of zero is replaced by `±1e-30` (sign kept) so that `1/dir` stays finite
-/// and no `0 · ∞ = NaN` arises for a ray lying in a slab plane; the resulting `t` values are
-/// `±1e30`-scaled, which orders them correctly against any finite box.
+/// A zero direction component gives `1/dir = ±∞` (the sign of the zero), so that axis's `t`
+/// values are `±∞` of the right sign: the slab holds the whole ray or none of it. Its origin on
+/// one of the slab's planes gives `0 · ∞ = NaN`, which [`Node4::ray_entry`] drops.
 #[derive(Clone, Copy, Debug)]
 pub struct RayBoxSetup {
+    origin: [Vec4; 3],
     inv_dir: [Vec4; 3],
-    origin_scaled: [Vec4; 3],
     /// Per axis, the index into [`Node4::bounds`] of the plane the ray enters through, and of the
     /// one it leaves through.
     near: [usize; 3],
@@ -256,19 +258,15 @@ pub struct RayBoxSetup {
 
 impl RayBoxSetup {
     pub fn new(ray: &Ray3) -> Self {
-        let dir = Vec3A::from(ray.dir);
-        let tiny = Vec3A::splat(1e-30);
-        let dir = Vec3A::select(dir.abs().cmplt(tiny), tiny.copysign(dir), dir);
-        let inv = Vec3A::ONE / dir;
-        let scaled = Vec3A::from(ray.origin) * inv;
-        // A negative `1/dir` (sign bit set, including the one of `-1e30` for a direction of -0)
-        // enters through the maximum.
+        let inv = Vec3A::ONE / Vec3A::from(ray.dir);
+        // A negative `1/dir` (sign bit set, including `-∞` for a direction of -0) enters through
+        // the maximum.
         let negative = inv.is_negative_bitmask();
         let near = |axis: usize| axis + 3 * ((negative >> axis) & 1) as usize;
         let far = |axis: usize| 3 - 3 * ((negative >> axis) & 1) as usize + axis;
         Self {
+            origin: [Vec4::splat(ray.origin.x), Vec4::splat(ray.origin.y), Vec4::splat(ray.origin.z)],
             inv_dir: [Vec4::splat(inv.x), Vec4::splat(inv.y), Vec4::splat(inv.z)],
-            origin_scaled: [Vec4::splat(scaled.x), Vec4::splat(scaled.y), Vec4::splat(scaled.z)],
             near: [near(0), near(1), near(2)],
             far: [far(0), far(1), far(2)],
             octant: negative as usize,

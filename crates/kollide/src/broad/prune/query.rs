@@ -1,6 +1,7 @@
 //! Box and ray queries in [`Columns`].
 
 use super::{Block, Columns};
+use crate::bounds::SLAB_EXIT_SCALE;
 use crate::broad::{BroadBounds, QueryStats};
 use glam::Vec4;
 
@@ -26,7 +27,7 @@ impl Block {
                 valid &= self.lo[a].cmple(self.hi[a]);
             }
         }
-        (valid & t0.cmple(t1)).bitmask()
+        (valid & t0.cmple(t1 * SLAB_EXIT_SCALE)).bitmask()
     }
 }
 
