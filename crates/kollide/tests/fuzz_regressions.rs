@@ -1,0 +1,42 @@
+//! Regression tests for findings of the fuzz targets in `fuzz/` and of odd CLI arguments: one
+//! test per finding, named after the behaviour, with the minimal input inline.
+
+use std::sync::Arc;
+
+use glam::{Affine3A, Vec3};
+use kollide::mesh::{MeshInstance, PlacementError, TriMesh};
+use kollide::query::{self, QueryError, Shape};
+
+fn tetrahedron() -> Arc<TriMesh> {
+    let vertices = vec![Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::Z];
+    let triangles = vec![[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]];
+    Arc::new(TriMesh::new(vertices, triangles).expect("a valid tetrahedron"))
+}
+
+#[test]
+fn mesh_instance_refuses_a_scale_whose_size_threshold_underflows() {
+    // det = 1e-39 (subnormal) passes `|det| > 1e-18 · s³` because the threshold underflows to 0,
+    // but the inverse overflows to infinity.
+    let map = Affine3A::from_scale(Vec3::splat(1e-13));
+    assert!(matches!(MeshInstance::new(tetrahedron(), map), Err(PlacementError::Singular { .. })));
+}
+
+#[test]
+fn mesh_instance_refuses_a_far_translation_under_a_huge_inverse() {
+    // The linear part inverts (1e12), but the inverse translation overflows (1e42).
+    let map = Affine3A::from_scale_rotation_translation(
+        Vec3::splat(1e-12),
+        glam::Quat::IDENTITY,
+        Vec3::new(1e30, 0.0, 0.0),
+    );
+    assert!(matches!(MeshInstance::new(tetrahedron(), map), Err(PlacementError::Singular { .. })));
+}
+
+#[test]
+fn query_refuses_a_mesh_placement_whose_inverse_overflows() {
+    // The same underflowing threshold in the query layer: an error, not a silent `false`.
+    let mesh = Shape::Mesh(tetrahedron());
+    let tiny = Affine3A::from_scale(Vec3::splat(1e-13));
+    let answer = query::intersects(&mesh, &Affine3A::IDENTITY, &mesh, &tiny);
+    assert!(matches!(answer, Err(QueryError::SingularPlacement(_))), "{answer:?}");
+}
