@@ -40,3 +40,22 @@ fn query_refuses_a_mesh_placement_whose_inverse_overflows() {
     let answer = query::intersects(&mesh, &Affine3A::IDENTITY, &mesh, &tiny);
     assert!(matches!(answer, Err(QueryError::SingularPlacement(_))), "{answer:?}");
 }
+
+#[test]
+fn ray_triangle_does_not_clamp_an_overflowed_hit_to_a_finite_max_t() {
+    // Found by fuzz target load_stl: the scaled hit distance overflows to infinity, and a finite
+    // `max_t` clamped it into a hit at `t = max_t`; with `max_t = inf` the same ray missed.
+    use kollide::math::Ray3;
+    use kollide::primitive::{RayTriangleSetup, ray_triangle, ray_triangle_with};
+    let tri = [
+        Vec3::new(2.6619089e-36, 4.6056824, 1.3838275e18),
+        Vec3::new(-3.782689e36, 152763380.0, 1.2339355e20),
+        Vec3::new(1.5909708e-37, -48118398000000.0, -19512188.0),
+    ];
+    let ray = Ray3::new(Vec3::new(4.5, 4.25, -4.0), Vec3::new(-4.4649845e18, -4.3513756, 11862.318));
+    let setup = RayTriangleSetup::new(&ray);
+    for max_t in [f32::INFINITY, f32::MAX, 1e30] {
+        assert_eq!(ray_triangle(&ray, max_t, &tri), None, "max_t {max_t}");
+        assert_eq!(ray_triangle_with(&setup, max_t, &tri), None, "max_t {max_t}");
+    }
+}
