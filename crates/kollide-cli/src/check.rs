@@ -19,25 +19,27 @@ pub struct CheckArgs {
     pub a: PathBuf,
     /// Mesh B, placed in A's frame by the map below.
     pub b: PathBuf,
-    /// Scale of B: one factor, or three (`x,y,z`) for a non-uniform scale.
-    #[arg(long, value_parser = parse_vec3_or_scalar, default_value = "1")]
+    /// Scale of B: one factor, or three (`x,y,z`) for a non-uniform scale (negative factors
+    /// mirror).
+    // `allow_hyphen_values`: `--scale -1` and `--translate -3,0,0` are values, not options.
+    #[arg(long, value_parser = parse_vec3_or_scalar, default_value = "1", allow_hyphen_values = true)]
     pub scale: Vec3,
     /// Shear of B, applied after the scale: `xy,xz,yz` (x gains xy·y + xz·z, y gains yz·z).
-    #[arg(long, value_parser = parse_vec3, default_value = "0,0,0")]
+    #[arg(long, value_parser = parse_vec3, default_value = "0,0,0", allow_hyphen_values = true)]
     pub shear: Vec3,
     /// Rotation of B in degrees about x, then y, then z.
-    #[arg(long, value_parser = parse_vec3, default_value = "0,0,0")]
+    #[arg(long, value_parser = parse_vec3, default_value = "0,0,0", allow_hyphen_values = true)]
     pub rotate: Vec3,
     /// Translation of B: `x,y,z`.
-    #[arg(long, value_parser = parse_vec3, default_value = "0,0,0")]
+    #[arg(long, value_parser = parse_vec3, default_value = "0,0,0", allow_hyphen_values = true)]
     pub translate: Vec3,
     /// When the meshes are apart, report their distance if it is at most this (default: the
-    /// size of A's box).
-    #[arg(long)]
+    /// size of A's box; `inf` for no limit).
+    #[arg(long, value_parser = parse_max_distance, allow_hyphen_values = true)]
     pub max_distance: Option<f32>,
     /// Also sample B into a signed-distance grid with this many cells along its longest side
     /// and test A's vertices against it (B must be closed).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub sdf: Option<u32>,
 }
 
@@ -59,9 +61,6 @@ const MAX_PRINTED_CONTACTS: usize = 8;
 
 pub fn run(args: &CheckArgs) -> Result<(), String> {
     let map = placement(args);
-    if !map.is_finite() || map.matrix3.determinant().abs() < 1e-12 {
-        return Err("the placement of B is not invertible (a zero scale?) or not finite".into());
-    }
     let bar = progress_bar(4, "loading and building");
     let (a, a_time) = load_mesh(&args.a, &bar)?;
     let (b, b_time) = load_mesh(&args.b, &bar)?;
@@ -73,11 +72,13 @@ pub fn run(args: &CheckArgs) -> Result<(), String> {
         args.scale, args.shear, args.rotate, args.translate
     );
 
-    // A placed at the identity, so that the world is A's frame.
+    // A placed at the identity, so that the world is A's frame. The library's own rule decides
+    // which placements it accepts (finite, and invertible in `f32` relative to the entries' size):
+    // B's map is refused here, with the library's reason, rather than answered as "apart".
     let (a, b) = (Arc::new(a), Arc::new(b));
-    let place =
-        |mesh: &Arc<TriMesh>, map| MeshInstance::new(mesh.clone(), map).map_err(|e| format!("B: {e}"));
-    let (ia, ib) = (place(&a, Affine3A::IDENTITY)?, place(&b, map)?);
+    let ia = MeshInstance::new(a.clone(), Affine3A::IDENTITY).map_err(|e| format!("A: {e}"))?;
+    let ib = MeshInstance::new(b.clone(), map)
+        .map_err(|e| format!("B's placement (scale, shear, rotate, translate) is refused: {e}"))?;
     let (overlap, t) = timed(|| ia.mesh_overlap(&ib, Some(&mut MeshMeshCache::new())));
     match overlap {
         Some(MeshOverlap::Triangles { a: ta, b: tb }) => {
@@ -167,6 +168,13 @@ fn check_field(a: &TriMesh, b: &TriMesh, map: &Affine3A, cells: u32) -> Result<(
 }
 
 fn load_mesh(path: &Path, bar: &ProgressBar) -> Result<(TriMesh, Duration), String> {
+    // Said before the extension is looked at: a missing file or a directory is not a format
+    // problem.
+    match std::fs::metadata(path) {
+        Err(e) => return Err(format!("{}: cannot read the mesh file: {e}", path.display())),
+        Ok(m) if m.is_dir() => return Err(format!("{} is a directory, not a mesh file", path.display())),
+        Ok(_) => {}
+    }
     bar.set_message(format!("loading {}", path.display()));
     let data = load(path).map_err(|e| format!("{}: {e}", path.display()))?;
     bar.inc(1);
@@ -220,7 +228,11 @@ fn format_duration(d: Duration) -> String {
 fn parse_vec3(s: &str) -> Result<Vec3, String> {
     let parts: Vec<f32> = s
         .split(',')
-        .map(|p| p.trim().parse::<f32>().map_err(|e| format!("`{p}`: {e}")))
+        .map(|p| match p.trim().parse::<f32>() {
+            Ok(v) if v.is_finite() => Ok(v),
+            Ok(_) => Err(format!("`{p}` is not a finite number")),
+            Err(e) => Err(format!("`{p}`: {e}")),
+        })
         .collect::<Result<_, _>>()?;
     match parts[..] {
         [x, y, z] => Ok(Vec3::new(x, y, z)),
@@ -228,9 +240,12 @@ fn parse_vec3(s: &str) -> Result<Vec3, String> {
     }
 }
 
+/// A distance limit: zero or more (`inf` for none); NaN and negative limits are refused.
+fn parse_max_distance(s: &str) -> Result<f32, String> {
+    let d: f32 = s.trim().parse().map_err(|e| format!("`{s}`: {e}"))?;
+    if d >= 0.0 { Ok(d) } else { Err(format!("expected a distance of zero or more (or `inf`), got `{s}`")) }
+}
+
 fn parse_vec3_or_scalar(s: &str) -> Result<Vec3, String> {
-    match s.trim().parse::<f32>() {
-        Ok(v) => Ok(Vec3::splat(v)),
-        Err(_) => parse_vec3(s),
-    }
+    if s.contains(',') { parse_vec3(s) } else { parse_vec3(&format!("{s},{s},{s}")) }
 }

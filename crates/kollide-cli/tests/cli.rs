@@ -191,7 +191,7 @@ fn check_reports_overlap_containment_and_distance() {
 fn check_refuses_bad_input_with_a_message() {
     for (args, message) in [
         (vec!["check", "no-such-file.obj", SPHERE], "no-such-file.obj"),
-        (vec!["check", SPHERE, SPHERE, "--scale", "1,0,1"], "not invertible"),
+        (vec!["check", SPHERE, SPHERE, "--scale", "1,0,1"], "singular"),
     ] {
         let output =
             Command::new(env!("CARGO_BIN_EXE_kollide")).args(&args).output().expect("the binary runs");
@@ -199,4 +199,126 @@ fn check_refuses_bad_input_with_a_message() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.contains(message), "{args:?}: {stderr}");
     }
+}
+
+/// Runs `kollide args`, which must fail; returns its stderr.
+fn refused(args: &[&str]) -> String {
+    let output =
+        Command::new(env!("CARGO_BIN_EXE_kollide")).args(args).output().expect("the kollide binary runs");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(
+        !output.status.success(),
+        "kollide {args:?} succeeded:\n{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    assert!(!stderr.contains("panicked"), "kollide {args:?} panicked:\n{stderr}");
+    stderr
+}
+
+#[test]
+fn check_accepts_a_tiny_but_invertible_scale() {
+    // The library accepts any placement it can invert in f32 (relative to the entries' size);
+    // the CLI has no cutoff of its own.
+    let out = stdout(&["check", SPHERE, SPHERE, "--scale", "1e-4"]);
+    assert!(out.contains("intersecting: yes, B lies inside A"), "{out}");
+}
+
+#[test]
+fn check_reports_a_placement_the_library_refuses_as_an_error() {
+    // A determinant that overflows f32, one that underflows, and a far translation under a huge
+    // inverse: the library refuses each, and the CLI says so instead of "intersecting: no".
+    for args in [
+        ["--scale", "1e19", "--translate", "0,0,0"],
+        ["--scale", "1e-13", "--translate", "0,0,0"],
+        ["--scale", "1e-12", "--translate", "1e30,0,0"],
+    ] {
+        let mut all = vec!["check", SPHERE, SPHERE];
+        all.extend(args);
+        let stderr = refused(&all);
+        assert!(stderr.contains("B's placement") && stderr.contains("refused"), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn check_refuses_a_nan_or_negative_max_distance_at_parsing() {
+    for value in ["nan", "NaN", "-1", "-inf", "abc"] {
+        let stderr = refused(&["check", SPHERE, SPHERE, "--max-distance", value]);
+        assert!(stderr.contains("--max-distance"), "{value}: {stderr}");
+    }
+    // Zero and no limit at all are fine.
+    for value in ["0", "inf"] {
+        let out = stdout(&["check", SPHERE, SPHERE, "--translate", "300,0,0", "--max-distance", value]);
+        assert!(out.contains("intersecting: no"), "{value}: {out}");
+    }
+}
+
+#[test]
+fn check_says_a_directory_is_a_directory() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets");
+    let stderr = refused(&["check", dir, SPHERE]);
+    assert!(stderr.contains("is a directory"), "{stderr}");
+    assert!(!stderr.contains("extension"), "{stderr}");
+}
+
+#[test]
+fn check_says_a_missing_file_is_missing_whatever_its_extension() {
+    let stderr = refused(&["check", "no-such-file.txt", SPHERE]);
+    assert!(stderr.contains("no-such-file.txt") && stderr.contains("cannot read"), "{stderr}");
+    assert!(!stderr.contains("unsupported mesh format"), "{stderr}");
+}
+
+#[test]
+fn check_refuses_empty_files_and_unknown_extensions_with_the_file_name() {
+    let dir = std::env::temp_dir().join(format!("kollide-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, message) in [
+        ("empty.obj", "no triangles"),
+        ("empty.stl", "empty"),
+        ("empty.ply", "invalid PLY"),
+        ("empty.off", "empty"),
+        ("mesh.txt", "unsupported mesh format '.txt'"),
+        ("mesh", "no extension"),
+    ] {
+        let path = dir.join(name);
+        std::fs::write(&path, b"").unwrap();
+        let path = path.to_str().unwrap();
+        let stderr = refused(&["check", path, SPHERE]);
+        assert!(stderr.contains(path) && stderr.contains(message), "{name}: {stderr}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn check_takes_negative_numbers_as_values() {
+    // A mirror and a translation to the left, written as a new user would.
+    let out = stdout(&["check", SPHERE, SPHERE, "--scale", "-1", "--translate", "-300,0,0"]);
+    assert!(out.contains("intersecting: no") && out.contains("distance: "), "{out}");
+}
+
+#[test]
+fn check_refuses_non_finite_or_malformed_vectors_at_parsing() {
+    for (option, value) in [
+        ("--scale", "nan"),
+        ("--scale", "inf"),
+        ("--scale", "1,2"),
+        ("--shear", "0,nan,0"),
+        ("--rotate", "inf,0,0"),
+        ("--translate", "-inf,0,0"),
+        ("--translate", ""),
+    ] {
+        let stderr = refused(&["check", SPHERE, SPHERE, option, value]);
+        assert!(stderr.contains(option), "{option} {value}: {stderr}");
+    }
+}
+
+#[test]
+fn check_refuses_a_zero_sdf_resolution() {
+    let stderr = refused(&["check", SPHERE, SPHERE, "--sdf", "0"]);
+    assert!(stderr.contains("--sdf"), "{stderr}");
+}
+
+#[test]
+fn demo_refuses_a_negative_seed_as_a_bad_value() {
+    let stderr = refused(&["demo", "--seed", "-1"]);
+    assert!(stderr.contains("invalid value '-1' for '--seed"), "{stderr}");
 }

@@ -20,7 +20,8 @@ pub struct DemoArgs {
     #[arg(long)]
     pub quick: bool,
     /// Seed of the random inputs (the same seed gives the same inputs and hit counts).
-    #[arg(long, default_value_t = DEFAULT_SEED)]
+    // `allow_hyphen_values`: `--seed -1` is refused as a bad seed, not as an unknown option.
+    #[arg(long, default_value_t = DEFAULT_SEED, allow_hyphen_values = true)]
     pub seed: u64,
 }
 

@@ -45,9 +45,11 @@ impl std::fmt::Display for PlacementError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             PlacementError::NonFinite => write!(f, "the placement has a non-finite entry"),
-            PlacementError::Singular { determinant } => {
-                write!(f, "the placement is singular (determinant {determinant})")
-            }
+            PlacementError::Singular { determinant } => write!(
+                f,
+                "the placement is singular or cannot be inverted in f32 (determinant {determinant:e}, \
+                 against entries of its size)"
+            ),
         }
     }
 }
@@ -70,6 +72,12 @@ impl MeshInstance {
         }
         let to_local_linear = linear.inverse();
         let to_local_translation = -(to_local_linear * Vec3::from(to_world.translation));
+        // The relative test above passes a tiny determinant when the size threshold underflows
+        // (scales near 1e-13), and a far translation can overflow under a large inverse: the
+        // inverse itself must be finite, as every query maps through it.
+        if !(to_local_linear.is_finite() && to_local_translation.is_finite()) {
+            return Err(PlacementError::Singular { determinant });
+        }
         Ok(MeshInstance { to_world, to_local_linear, to_local_translation, mesh })
     }
 

@@ -186,7 +186,8 @@ fn check_operand(shape: &Shape, to_world: &Affine3A, which: Operand) -> Result<(
 fn invertible(map: &Affine3A) -> bool {
     let m = map.matrix3;
     let scale = m.x_axis.abs().max(m.y_axis.abs()).max(m.z_axis.abs()).max_element();
-    m.determinant().abs() > 1e-18 * scale * scale * scale
+    // The inverse is checked too: the size threshold underflows for scales near 1e-13.
+    m.determinant().abs() > 1e-18 * scale * scale * scale && map.inverse().is_finite()
 }
 
 /// The error of a narrow-phase call, with the operands in query order (`swapped`: the call had

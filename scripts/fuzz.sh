@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Runs every cargo-fuzz target in fuzz/ for SECONDS each, one after the other (sequentially, one
+# libFuzzer process at a time: the 2-core machines this runs on are shared).
+#
+#   scripts/fuzz.sh SECONDS [TARGET...]
+#
+# Installs what is missing: the nightly toolchain (rustup) and cargo-fuzz. Seeds the loader
+# targets' corpora from assets/ when they are empty. Corpora (fuzz/corpus/TARGET) and crash
+# artifacts (fuzz/artifacts/TARGET) are git-ignored. Exits non-zero if any target crashed,
+# printing the target and the artifact; reproduce one with
+#   cargo +nightly fuzz run TARGET fuzz/artifacts/TARGET/crash-...
+set -euo pipefail
+
+seconds=${1:?usage: scripts/fuzz.sh SECONDS [TARGET...]}
+shift
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root/fuzz"
+
+if ! rustup toolchain list | grep -q '^nightly'; then
+    rustup toolchain install nightly --profile minimal
+fi
+if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
+    cargo +nightly install cargo-fuzz --locked
+fi
+
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+    mapfile -t targets < <(cargo +nightly fuzz list)
+fi
+
+# Loader targets start from the vendored parser cases and the small meshes (< 200 kB).
+seed() {
+    local target=$1 ext=$2 dir="corpus/$1"
+    mkdir -p "$dir"
+    if [ -z "$(ls -A "$dir")" ]; then
+        find "$root/assets" -maxdepth 3 -type f -iname "*.$ext" -size -200k -exec cp {} "$dir/" \;
+        find "$root/assets/parser_cases/invalid" -type f -iname "*.$ext" -exec cp {} "$dir/" \;
+    fi
+}
+seed load_obj obj
+seed load_stl stl
+seed load_ply ply
+seed load_off off
+
+cargo +nightly fuzz build
+
+failed=0
+for target in "${targets[@]}"; do
+    mkdir -p "artifacts/$target" "corpus/$target"
+    log="artifacts/$target/last-run.log"
+    echo "== $target: ${seconds} s"
+    # -timeout: an input running longer than 10 s counts as a crash (a hang).
+    if cargo +nightly fuzz run "$target" -- -max_total_time="$seconds" -timeout=10 >"$log" 2>&1; then
+        grep -E '^Done [0-9]+ runs' "$log" || tail -n 1 "$log"
+    else
+        failed=1
+        echo "!! $target crashed; log: fuzz/$log"
+        grep -E 'Test unit written to|SUMMARY|panicked at' "$log" | sed 's/^/   /' || tail -n 20 "$log"
+    fi
+done
+exit $failed
