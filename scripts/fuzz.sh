@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs every cargo-fuzz target in fuzz/ for SECONDS each, one after the other (sequentially, one
-# libFuzzer process at a time: the 2-core machines this runs on are shared).
+# Runs every cargo-fuzz target in fuzz/ for SECONDS each, one after the other, or FUZZ_JOBS at a
+# time (FUZZ_JOBS=2 on a free 2-core machine halves the wall time).
 #
 #   scripts/fuzz.sh SECONDS [TARGET...]
 #
@@ -44,18 +44,31 @@ seed load_off off
 
 cargo +nightly fuzz build
 
-failed=0
-for target in "${targets[@]}"; do
+# One target's run; returns non-zero on a crash.
+run() {
+    local target=$1 log="artifacts/$1/last-run.log"
     mkdir -p "artifacts/$target" "corpus/$target"
-    log="artifacts/$target/last-run.log"
-    echo "== $target: ${seconds} s"
     # -timeout: an input running longer than 10 s counts as a crash (a hang).
     if cargo +nightly fuzz run "$target" -- -max_total_time="$seconds" -timeout=10 >"$log" 2>&1; then
-        grep -E '^Done [0-9]+ runs' "$log" || tail -n 1 "$log"
+        echo "== $target: $(grep -E '^Done [0-9]+ runs' "$log" || tail -n 1 "$log")"
     else
-        failed=1
         echo "!! $target crashed; log: fuzz/$log"
         grep -E 'Test unit written to|SUMMARY|panicked at' "$log" | sed 's/^/   /' || tail -n 20 "$log"
+        return 1
     fi
+}
+
+# FUZZ_JOBS targets run at once (default 1: the machines this runs on are small and shared).
+jobs=${FUZZ_JOBS:-1}
+failed=0
+for target in "${targets[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+        wait -n || failed=1
+    done
+    echo "-- $target: ${seconds} s"
+    run "$target" &
+done
+while [ "$(jobs -rp | wc -l)" -gt 0 ]; do
+    wait -n || failed=1
 done
 exit $failed

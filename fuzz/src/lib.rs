@@ -171,8 +171,10 @@ pub fn brute_distance(mesh: &TriMesh, p: Vec3) -> Option<f32> {
 /// Checks `cast_ray` and `closest_point` of `mesh` against the brute force, for rays and points
 /// drawn from `u`; panics with the input on a mismatch.
 ///
-/// Rays: the BVH's closest `t` must equal the brute force's exactly (both use the same watertight
-/// test on the same coordinates), and neither may find a hit the other misses.
+/// Rays: neither may find a hit the other misses, and the BVH's closest `t` must be the brute
+/// force's up to the rounding of `t` (both use the same watertight test on the same coordinates,
+/// but the triangles around a vertex or edge hit there get `t` values a few ulps apart, and the
+/// BVH's pruning by the best `t` so far may keep any of them).
 /// Closest points: the distances must agree within `1e-5` of the scale of the coordinates
 /// involved (the mesh's extent, `|p|` and the distance itself): both take the least over the same
 /// per-triangle closest points, but may evaluate the distance in a different order.
@@ -181,11 +183,11 @@ pub fn check_mesh_against_brute_force(u: &mut Unstructured, mesh: &TriMesh) {
         let (ray, max_t) = ray_at(u, mesh);
         let fast = mesh.cast_ray(&ray, max_t).map(|hit| hit.t);
         let brute = brute_ray_t(mesh, &ray, max_t);
-        assert_eq!(
-            fast.map(f32::to_bits),
-            brute.map(f32::to_bits),
-            "cast_ray {fast:?} vs brute force {brute:?}: ray {ray:?} max_t {max_t}"
-        );
+        let same = match (fast, brute) {
+            (Some(f), Some(b)) => (f - b).abs() <= 4.0 * f32::EPSILON * b,
+            (f, b) => f == b,
+        };
+        assert!(same, "cast_ray {fast:?} vs brute force {brute:?}: ray {ray:?} max_t {max_t}");
         assert_eq!(mesh.cast_ray_t(&ray, max_t), fast, "cast_ray_t vs cast_ray: {ray:?} {max_t}");
         if mesh.intersects_ray(&ray, max_t) != fast.is_some() {
             panic!("intersects_ray vs cast_ray {fast:?}: ray {ray:?} max_t {max_t}");
