@@ -4,8 +4,8 @@
 use super::trimesh::TriMesh;
 use crate::bounds::Aabb3;
 use crate::bvh::{Node4, Tree};
-use crate::primitive::{PlaneOrientation, drop_axis, orient2d, test_triangle_triangle};
-use glam::Vec3;
+use crate::primitive::{PlaneOrientation, drop_axis, orient2d, segments_meet_2d, test_triangle_triangle};
+use glam::{Vec2, Vec3};
 
 /// True if the triangles with vertex indices `a` and `b` (into `vertices`) meet other than in
 /// the vertices they share (by index) and the edge between two shared vertices; exact for the
@@ -42,8 +42,19 @@ pub fn triangles_self_intersect(vertices: &[Vec3], a: [u32; 3], b: [u32; 3]) -> 
             // v, so its far end, the nearer exit, lies on the opposite edge of one triangle and
             // inside the other. Conversely an opposite edge never holds v (non-zero area).
             let (i, j) = shared[0];
-            let far = |t: &[Vec3; 3], k: usize| [t[(k + 1) % 3], t[(k + 2) % 3], t[(k + 2) % 3]];
-            test_triangle_triangle(&far(&pa, i), &pb) || test_triangle_triangle(&far(&pb, j), &pa)
+            let (plane_a, plane_b) = (PlaneOrientation::new(pa[0], pa[1], pa[2]), PlaneOrientation::new(pb[0], pb[1], pb[2]));
+            let far = |t: &[Vec3; 3], k: usize| (t[(k + 1) % 3], t[(k + 2) % 3]);
+            let ((b1, b2), (a1, a2)) = (far(&pb, j), far(&pa, i));
+            // One triangle's far corners strictly on one side of the other's plane: it meets that
+            // plane in v alone (the common case around a vertex of a surface).
+            let apart = |plane: &PlaneOrientation, p: Vec3, q: Vec3| {
+                let s = plane.side(p);
+                s != 0 && s == plane.side(q)
+            };
+            if apart(&plane_b, a1, a2) || apart(&plane_a, b1, b2) {
+                return false;
+            }
+            segment_meets_triangle(a1, a2, &plane_b, &pb) || segment_meets_triangle(b1, b2, &plane_a, &pa)
         }
         2 => {
             // Non-coplanar triangles meet only on the line of their planes, which cuts each of
@@ -64,6 +75,36 @@ pub fn triangles_self_intersect(vertices: &[Vec3], a: [u32; 3], b: [u32; 3]) -> 
         }
         _ => false,
     }
+}
+
+/// True if the closed segment `p`–`q` meets the closed triangle `t` (of non-zero area, `plane`
+/// its orientation); exact. A segment crossing the plane meets the triangle iff its line passes
+/// on the same side of the three directed edges (orientations of the tetrahedra `p, q, t_i,
+/// t_{i+1}` not of both signs); one lying in the plane goes to the general test.
+fn segment_meets_triangle(p: Vec3, q: Vec3, plane: &PlaneOrientation, t: &[Vec3; 3]) -> bool {
+    let (sp, sq) = (plane.side(p), plane.side(q));
+    if sp == sq && sp != 0 {
+        return false;
+    }
+    if sp == 0 && sq == 0 {
+        // In the plane: in 2D on a coordinate plane where the triangle keeps its area, an
+        // end inside or a crossing of an edge.
+        let Some(axis) = (0..3).find(|&axis| {
+            let [a, b, c] = t.map(|x| drop_axis(x, axis));
+            orient2d(a, b, c) != 0
+        }) else {
+            return false;
+        };
+        let [a, b, c] = t.map(|x| drop_axis(x, axis));
+        let (p, q) = (drop_axis(p, axis), drop_axis(q, axis));
+        let inside = |x: Vec2| {
+            let o = [orient2d(a, b, x), orient2d(b, c, x), orient2d(c, a, x)];
+            !(o.contains(&1) && o.contains(&-1))
+        };
+        return inside(p) || inside(q) || [(a, b), (b, c), (c, a)].iter().any(|&(u, v)| segments_meet_2d(p, q, u, v));
+    }
+    let sides = [0, 1, 2].map(|k| PlaneOrientation::new(p, q, t[k]).side(t[(k + 1) % 3]));
+    !(sides.contains(&1) && sides.contains(&-1))
 }
 
 fn has_repeat(t: &[u32; 3]) -> bool {
