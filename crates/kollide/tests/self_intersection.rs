@@ -145,7 +145,9 @@ fn bvh_pairs_match_the_all_pairs_scan_on_random_meshes() {
 #[test]
 fn bvh_pairs_match_the_all_pairs_scan_on_real_meshes() {
     let mut teapot = 0;
-    for name in ["teapot_npm_992.obj", "ant_pyvista_912.ply", "sphere_pyvista_840.ply", "spider_assimp_1368.obj"] {
+    for name in
+        ["teapot_npm_992.obj", "ant_pyvista_912.ply", "sphere_pyvista_840.ply", "spider_assimp_1368.obj"]
+    {
         let data = io::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets").join(name)).unwrap();
         let n = check_pairs(&data, name).len();
         if name.starts_with("teapot") {

@@ -515,8 +515,11 @@ impl TriMesh {
 /// The ray directions [`TriMesh::inside_by_winding`] tries in turn: not parallel to a coordinate
 /// plane or diagonal (axis-aligned meshes are never met edge-on), and not coplanar, so that no
 /// triangle's plane holds all three.
-const WINDING_DIRECTIONS: [Vec3; 3] =
-    [Vec3::new(0.5773, 0.6131, 0.5391), Vec3::new(-0.6963, 0.2181, 0.6838), Vec3::new(0.2718, -0.8412, 0.4675)];
+const WINDING_DIRECTIONS: [Vec3; 3] = [
+    Vec3::new(0.5773, 0.6131, 0.5391),
+    Vec3::new(-0.6963, 0.2181, 0.6838),
+    Vec3::new(0.2718, -0.8412, 0.4675),
+];
 
 /// How far (in barycentric coordinates) a crossing must lie from a triangle's edges to count
 /// in [`TriMesh::ray_winding`]: far above the rounding of the watertight test's coordinates (a

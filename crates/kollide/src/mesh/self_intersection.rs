@@ -28,8 +28,8 @@ pub fn triangles_self_intersect(vertices: &[Vec3], a: [u32; 3], b: [u32; 3]) -> 
     // Shared corners as (corner of a, corner of b).
     let mut shared = [(0, 0); 3];
     let mut count = 0;
-    for i in 0..3 {
-        if let Some(j) = b.iter().position(|&v| v == a[i]) {
+    for (i, &corner) in a.iter().enumerate() {
+        if let Some(j) = b.iter().position(|&v| v == corner) {
             shared[count] = (i, j);
             count += 1;
         }
@@ -42,7 +42,8 @@ pub fn triangles_self_intersect(vertices: &[Vec3], a: [u32; 3], b: [u32; 3]) -> 
             // v, so its far end, the nearer exit, lies on the opposite edge of one triangle and
             // inside the other. Conversely an opposite edge never holds v (non-zero area).
             let (i, j) = shared[0];
-            let (plane_a, plane_b) = (PlaneOrientation::new(pa[0], pa[1], pa[2]), PlaneOrientation::new(pb[0], pb[1], pb[2]));
+            let (plane_a, plane_b) =
+                (PlaneOrientation::new(pa[0], pa[1], pa[2]), PlaneOrientation::new(pb[0], pb[1], pb[2]));
             let far = |t: &[Vec3; 3], k: usize| (t[(k + 1) % 3], t[(k + 2) % 3]);
             let ((b1, b2), (a1, a2)) = (far(&pb, j), far(&pa, i));
             // One triangle's far corners strictly on one side of the other's plane: it meets that
@@ -101,7 +102,9 @@ fn segment_meets_triangle(p: Vec3, q: Vec3, plane: &PlaneOrientation, t: &[Vec3;
             let o = [orient2d(a, b, x), orient2d(b, c, x), orient2d(c, a, x)];
             !(o.contains(&1) && o.contains(&-1))
         };
-        return inside(p) || inside(q) || [(a, b), (b, c), (c, a)].iter().any(|&(u, v)| segments_meet_2d(p, q, u, v));
+        return inside(p)
+            || inside(q)
+            || [(a, b), (b, c), (c, a)].iter().any(|&(u, v)| segments_meet_2d(p, q, u, v));
     }
     let sides = [0, 1, 2].map(|k| PlaneOrientation::new(p, q, t[k]).side(t[(k + 1) % 3]));
     !(sides.contains(&1) && sides.contains(&-1))
@@ -159,14 +162,21 @@ impl TriMesh {
                 Sharing::Same => Tree::A,
                 Sharing::ChildOf(_) => Tree::B,
                 Sharing::Apart => {
-                    if p.a.size().element_sum() >= p.b.size().element_sum() { Tree::A } else { Tree::B }
+                    if p.a.size().element_sum() >= p.b.size().element_sum() {
+                        Tree::A
+                    } else {
+                        Tree::B
+                    }
                 }
             },
             |p, tree, node, pairs| match (p.sharing, tree) {
                 // The children of a node are inside its box: no test.
                 (Sharing::Same, _) => {
                     for lane in 0..4 {
-                        pairs.push(lane, SelfPair { a: node.child_box(lane), sharing: Sharing::ChildOf(lane), ..*p });
+                        pairs.push(
+                            lane,
+                            SelfPair { a: node.child_box(lane), sharing: Sharing::ChildOf(lane), ..*p },
+                        );
                     }
                 }
                 (Sharing::ChildOf(i), _) => {
@@ -265,12 +275,26 @@ mod tests {
 
     #[test]
     fn degenerate_and_bad_triangles_are_never_counted() {
-        let v = [Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::new(0.5, 0.5, 0.0), Vec3::new(0.2, 0.2, -1.0), Vec3::new(0.2, 0.2, 1.0)];
+        let v = [
+            Vec3::ZERO,
+            Vec3::X,
+            Vec3::Y,
+            Vec3::new(0.5, 0.5, 0.0),
+            Vec3::new(0.2, 0.2, -1.0),
+            Vec3::new(0.2, 0.2, 1.0),
+        ];
         assert!(pair(&v, [0, 1, 2], [3, 4, 5]));
         assert!(!pair(&v, [0, 1, 2], [4, 4, 5]));
         assert!(!pair(&v, [0, 1, 2], [3, 4, 9]));
         // Collinear corners: a segment through the triangle.
-        let w = [Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::new(0.2, 0.2, -1.0), Vec3::new(0.2, 0.2, 0.0), Vec3::new(0.2, 0.2, 1.0)];
+        let w = [
+            Vec3::ZERO,
+            Vec3::X,
+            Vec3::Y,
+            Vec3::new(0.2, 0.2, -1.0),
+            Vec3::new(0.2, 0.2, 0.0),
+            Vec3::new(0.2, 0.2, 1.0),
+        ];
         assert!(!pair(&w, [0, 1, 2], [3, 4, 5]));
     }
 }

@@ -285,7 +285,8 @@ impl TriMesh {
     pub fn topology(&self) -> &TopologyReport {
         self.topology.get_or_init(|| {
             let components = self.component_seeds().len();
-            let mut report = mesh_report(&self.triangles, self.vertices.len(), self.edge_neighbors(), components);
+            let mut report =
+                mesh_report(&self.triangles, self.vertices.len(), self.edge_neighbors(), components);
             let mut pairs = 0;
             self.for_each_self_intersection(|_, _| pairs += 1);
             report.self_intersecting_pairs = Some(pairs);
@@ -584,7 +585,8 @@ mod tests {
         let mut degenerate = tetrahedron();
         degenerate.1.push([1, 1, 2]);
         for (vertices, triangles) in [tetrahedron(), open, degenerate, torus()] {
-            let eager = TopologyReport { self_intersecting_pairs: Some(0), ..topology(&triangles, vertices.len()) };
+            let eager =
+                TopologyReport { self_intersecting_pairs: Some(0), ..topology(&triangles, vertices.len()) };
             let mesh = TriMesh::new(vertices, triangles).unwrap();
             assert_eq!(mesh.topology(), &eager);
             assert_eq!(mesh.is_solid(), eager.closed && eager.inconsistent_orientation_edges == 0);

@@ -67,7 +67,9 @@ fn cast_ray_placed(s: &PlacedShape, ray: &Ray3, max_t: f32) -> Result<Option<Ray
             match instance.cast_ray(ray, max_t) {
                 // A solid's triangles face out: a first hit from behind means the ray started
                 // inside (decided exactly by the inside test).
-                Some(hit) if (buried || inside_hit(&instance, ray, &hit)) && inside() => Ok(Some(start_hit(ray))),
+                Some(hit) if (buried || inside_hit(&instance, ray, &hit)) && inside() => {
+                    Ok(Some(start_hit(ray)))
+                }
                 Some(hit) => Ok(Some(hit)),
                 None if inside() => Ok(Some(start_hit(ray))),
                 None => Ok(None),
