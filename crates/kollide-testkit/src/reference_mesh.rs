@@ -67,3 +67,24 @@ pub fn winding_number(tris: &[[Vec3; 3]], p: Vec3) -> f64 {
         .sum();
     total / (4.0 * std::f64::consts::PI)
 }
+
+/// Every pair of triangle ids `(i, j)`, `i < j`, that meet other than in what they share
+/// ([`kollide::mesh::triangles_self_intersect`]): all pairs scanned, with no BVH, in order.
+pub fn self_intersecting_pairs(vertices: &[Vec3], triangles: &[[u32; 3]]) -> Vec<(u32, u32)> {
+    let boxes: Vec<Aabb3> = corners(vertices, triangles)
+        .iter()
+        .map(|[a, b, c]| Aabb3::new(a.min(*b).min(*c), a.max(*b).max(*c)))
+        .collect();
+    let mut pairs = Vec::new();
+    for i in 0..triangles.len() {
+        for j in i + 1..triangles.len() {
+            // Triangles that meet have overlapping boxes: the box test only saves time.
+            if boxes[i].overlaps(&boxes[j])
+                && kollide::mesh::triangles_self_intersect(vertices, triangles[i], triangles[j])
+            {
+                pairs.push((i as u32, j as u32));
+            }
+        }
+    }
+    pairs
+}

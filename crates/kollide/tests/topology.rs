@@ -183,6 +183,7 @@ fn reference(triangles: &[[u32; 3]], vertex_count: usize) -> TopologyReport {
         components,
         closed: !edges.is_empty() && boundary == 0 && non_manifold == 0 && out_of_range == 0,
         inconsistent_orientation_edges: edges.values().filter(|u| u.len() == 2 && u[0] == u[1]).count(),
+        self_intersecting_pairs: None,
     }
 }
 

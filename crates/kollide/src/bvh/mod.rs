@@ -18,7 +18,7 @@ mod tree;
 pub use build::BvhSettings;
 pub(crate) use node::ray_limit;
 pub use node::{Child, MAX_LEAF_SIZE, MAX_PRIMITIVES, Node4, RayBoxSetup};
-pub(crate) use pair::Tree;
+pub(crate) use pair::{ChildPairs, Tree};
 pub use tree::Bvh3;
 
 /// Below this depth (in binary splits, the root range at depth 0) the build chooses splits by

@@ -192,7 +192,7 @@ impl TriMesh {
         // Touching the surface: decided by the closest point within the radius. Otherwise the
         // ball can only collide by lying deep inside, which needs the unbounded search.
         let (proj, k, inside) = match self.closest_in_slots(c, sphere.radius) {
-            Some((proj, k)) => (proj, k, self.is_solid() && self.is_inside_by(c, &proj, k)),
+            Some((proj, k)) => (proj, k, self.is_solid() && self.is_inside_at(c, &proj, k)),
             None if self.contains_point(c) == Some(true) => {
                 let (proj, k) = self.closest_in_slots(c, f32::INFINITY)?;
                 (proj, k, true)
@@ -264,14 +264,19 @@ impl TriMesh {
     }
 
     /// For a solid mesh, whether `p` lies inside or on the surface; `None` for surface meshes or
-    /// a non-finite `p`.
+    /// a non-finite `p`. Inside is where the winding number is not zero (see [`TriMesh`]).
     ///
     /// Decided by the angle-weighted pseudo-normal at the closest surface point, which is correct
     /// for points arbitrarily close to edges and vertices (up to the rounding of the closest-point
-    /// computation, far below 1e-6 of the mesh size).
+    /// computation, far below 1e-6 of the mesh size). For a mesh that passes through itself, by
+    /// the signed count of a ray's crossings instead.
     pub fn contains_point(&self, p: Vec3) -> Option<bool> {
-        if !self.is_solid() || !p.is_finite() {
+        let solid = self.solid()?;
+        if !p.is_finite() {
             return None;
+        }
+        if solid.self_intersecting {
+            return Some(self.inside_by_winding(p));
         }
         if let Some(inside) = self.inside_by_ray(p) {
             return Some(inside);
@@ -301,13 +306,95 @@ impl TriMesh {
     }
 
     /// For a solid mesh, the signed distance from `p` to the surface: negative inside, positive
-    /// outside; `None` for surface meshes or a non-finite `p`.
+    /// outside, with the sign of [`TriMesh::contains_point`]; `None` for surface meshes or a
+    /// non-finite `p`. The magnitude is the distance to the nearest triangle. Where the mesh
+    /// passes through itself some triangles lie inside the solid, so there it is a lower bound of
+    /// the distance to the solid's boundary.
     pub fn signed_distance(&self, p: Vec3) -> Option<f32> {
         if !self.is_solid() {
             return None;
         }
         let (proj, k) = self.closest_in_slots(p, f32::INFINITY)?;
-        Some(if self.is_inside_by(p, &proj, k) { -proj.distance } else { proj.distance })
+        Some(if self.is_inside_at(p, &proj, k) { -proj.distance } else { proj.distance })
+    }
+
+    /// The inside test of a solid mesh at `p`, whose closest surface point `proj` lies in slot
+    /// `k`: the pseudo-normal there, or for a mesh that passes through itself the winding number
+    /// (as [`TriMesh::contains_point`]).
+    fn is_inside_at(&self, p: Vec3, proj: &MeshPointProjection, k: u32) -> bool {
+        if self.solid().is_some_and(|s| s.self_intersecting) {
+            self.inside_by_winding(p)
+        } else {
+            self.is_inside_by(p, proj, k)
+        }
+    }
+
+    /// Whether the winding number of the (solid) surface around `p` is not zero, or `p` lies on
+    /// the surface.
+    ///
+    /// The winding number of a closed surface is the signed number of times any ray from `p`
+    /// crosses it: +1 leaving through a triangle's back, -1 through its front. A crossing counts
+    /// once only when it lies clearly inside one triangle; a ray that meets an edge or a vertex
+    /// (or lies in a triangle's plane there) may be counted by both triangles or by neither, so
+    /// the next of a few fixed directions is tried. If all of them graze an edge, the sum of
+    /// the triangles' solid angles decides (Van Oosterom and Strackee, "The solid angle of a
+    /// plane triangle", IEEE TBME 1983), visiting every triangle.
+    fn inside_by_winding(&self, p: Vec3) -> bool {
+        if !self.bounds().contains_point(p) {
+            return false;
+        }
+        let winding = WINDING_DIRECTIONS
+            .iter()
+            .find_map(|&dir| self.ray_winding(p, dir))
+            .unwrap_or_else(|| self.solid_angle_winding(p));
+        winding != 0 || self.closest_in_slots(p, 0.0).is_some()
+    }
+
+    /// The signed crossing count of the ray from `p` along `dir` (see
+    /// [`TriMesh::inside_by_winding`]), `1` if the ray starts on a triangle, `None` if some
+    /// crossing lies within [`WINDING_EDGE_MARGIN`] (barycentric) of a triangle's edge.
+    fn ray_winding(&self, p: Vec3, dir: Vec3) -> Option<i32> {
+        let ray = Ray3::new(p, dir);
+        let max_t = ray_limit(f32::MAX)?;
+        let setup = RayTriangleSetup::new(&ray);
+        let boxes = RayBoxSetup::new(&ray);
+        let mut winding = Some(0);
+        self.bvh().traverse(
+            |node| node.ray_entry(&boxes, max_t).1,
+            |range| {
+                for k in range {
+                    let Some(hit) = ray_triangle_with(&setup, max_t, self.slot_corners(k)) else { continue };
+                    let margin = (1.0 - hit.u - hit.v).min(hit.u).min(hit.v);
+                    winding = match winding {
+                        _ if hit.t == 0.0 => Some(1),
+                        Some(w) if margin > WINDING_EDGE_MARGIN => Some(w + if hit.front { -1 } else { 1 }),
+                        _ => None,
+                    };
+                    if winding.is_none() || hit.t == 0.0 {
+                        return false;
+                    }
+                }
+                true
+            },
+        );
+        winding
+    }
+
+    /// The winding number around `p` from the sum of the triangles' signed solid angles in
+    /// `f64`, rounded to the nearest integer (see [`TriMesh::inside_by_winding`]).
+    #[cold]
+    fn solid_angle_winding(&self, p: Vec3) -> i32 {
+        let p = p.as_dvec3();
+        let total: f64 = (0..self.triangle_count() as u32)
+            .map(|k| {
+                let [a, b, c] = self.slot_corners(k).map(|v| v.as_dvec3() - p);
+                let (la, lb, lc) = (a.length(), b.length(), c.length());
+                let numerator = a.dot(b.cross(c));
+                let denominator = la * lb * lc + a.dot(b) * lc + b.dot(c) * la + c.dot(a) * lb;
+                2.0 * numerator.atan2(denominator)
+            })
+            .sum();
+        (total / (4.0 * std::f64::consts::PI)).round() as i32
     }
 
     fn ray_hit(&self, k: u32, crossing: TriangleCrossing) -> RayHit3 {
@@ -424,6 +511,20 @@ impl TriMesh {
         n * solid.orientation
     }
 }
+
+/// The ray directions [`TriMesh::inside_by_winding`] tries in turn: not parallel to a coordinate
+/// plane or diagonal (axis-aligned meshes are never met edge-on), and not coplanar, so that no
+/// triangle's plane holds all three.
+const WINDING_DIRECTIONS: [Vec3; 3] = [
+    Vec3::new(0.5773, 0.6131, 0.5391),
+    Vec3::new(-0.6963, 0.2181, 0.6838),
+    Vec3::new(0.2718, -0.8412, 0.4675),
+];
+
+/// How far (in barycentric coordinates) a crossing must lie from a triangle's edges to count
+/// in [`TriMesh::ray_winding`]: far above the rounding of the watertight test's coordinates (a
+/// few ulps), so a crossing this clear is inside that triangle and no neighbour's.
+const WINDING_EDGE_MARGIN: f32 = 1e-5;
 
 /// Children whose box is within `sqrt(r2)` of `center`.
 #[inline]

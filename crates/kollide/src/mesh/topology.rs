@@ -1,5 +1,5 @@
 //! Mesh topology: the report (edges, boundary, non-manifold edges, orientation, connected
-//! components), and the edge adjacency and components that [`TriMesh`](super::TriMesh) caches.
+//! components, and for a built mesh its self-intersections), and the edge adjacency and components that [`TriMesh`](super::TriMesh) caches.
 
 /// How the triangles of an indexed mesh connect. Produced by [`topology`].
 ///
@@ -37,9 +37,16 @@ pub struct TopologyReport {
     /// (`a → b` in both), i.e. where the neighbouring windings disagree. Zero for a consistently
     /// oriented mesh; edges used by more than two triangles are not judged.
     pub inconsistent_orientation_edges: usize,
+    /// Pairs of triangles that meet other than in the vertices (and the edge) they share, by
+    /// [`triangles_self_intersect`](super::triangles_self_intersect): where the surface passes
+    /// through itself. This needs the vertex positions: `Some` in the report of a mesh
+    /// ([`TriMesh::topology`](super::TriMesh::topology)), `None` from [`topology`], which sees
+    /// indices only.
+    pub self_intersecting_pairs: Option<usize>,
 }
 
-/// Computes the [`TopologyReport`] of `triangles` indexing `vertex_count` vertices.
+/// Computes the [`TopologyReport`] of `triangles` indexing `vertex_count` vertices, without
+/// self-intersections (`self_intersecting_pairs` is `None`: that needs positions).
 ///
 /// Any input is accepted (out-of-range and repeated indices are counted, see the report's
 /// fields); an empty slice gives zero counts and `closed == false`.

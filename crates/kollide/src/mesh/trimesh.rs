@@ -127,10 +127,21 @@ fn strip_bvh_settings(triangles: usize, groups: usize) -> BvhSettings {
 /// consistently oriented): inside/outside and signed distance are defined only then. Other meshes
 /// are surfaces: queries see only their triangles.
 ///
+/// *Inside* is where the generalized winding number of the surface is not zero: the points it
+/// encloses a non-zero number of times, counted with the triangles' orientation (closed sets:
+/// the surface itself is inside). For a solid that does not pass through itself this is the
+/// volume it bounds, decided at the closest surface point by its pseudo-normal. A solid that
+/// passes through itself ([`TopologyReport::self_intersecting_pairs`] non-zero, such as two
+/// overlapping closed parts merged into one mesh) is decided by counting the signed crossings of
+/// a ray, so that every inside query ([`TriMesh::contains_point`], the sign of
+/// [`TriMesh::signed_distance`], the solid semantics of spheres and of mesh pairs) gives the
+/// same answer.
+///
 /// Construction does only what every query needs: validation, the BVH and the leaf-ordered
-/// corners. The topology report and the data of solid meshes (edge adjacency, vertex
-/// pseudo-normals) are computed on first use ([`TriMesh::topology`], [`TriMesh::is_solid`], or a
-/// query that needs them), once, thread-safely.
+/// corners. The topology report (with the self-intersections: a descent of the BVH against
+/// itself) and the data of solid meshes (edge adjacency, vertex pseudo-normals) are computed on
+/// first use ([`TriMesh::topology`], [`TriMesh::is_solid`], or a query that needs them), once,
+/// thread-safely.
 #[derive(Clone, Debug)]
 pub struct TriMesh {
     vertices: Vec<Vec3>,
@@ -138,8 +149,9 @@ pub struct TriMesh {
     bvh: Bvh3,
     /// Triangles in leaf order: slot `k` holds triangle `bvh.leaf_order()[k]`.
     slots: Vec<Slot>,
-    /// Computed on first use, like the two below; they depend on the indices only.
+    /// Computed on first use; reset when vertices move (the self-intersections follow them).
     topology: OnceLock<TopologyReport>,
+    /// Computed on first use, like the one below; they depend on the indices only.
     edge_neighbors: OnceLock<Vec<[EdgeNeighbor; 3]>>,
     component_seeds: OnceLock<Vec<u32>>,
     /// Computed on first use (`None` for a mesh that is not solid); reset when vertices move.
@@ -162,6 +174,9 @@ pub(crate) struct Solid {
     pub vertex_normals: Vec<Vec3>,
     /// `1.0` if the triangles wind outward (positive signed volume), `-1.0` if inward.
     pub orientation: f32,
+    /// The surface passes through itself: pseudo-normals do not decide inside, the winding
+    /// number does.
+    pub self_intersecting: bool,
 }
 
 /// Heap memory of a [`TriMesh`], by part.
@@ -263,18 +278,36 @@ impl TriMesh {
         self.bvh.bounds()
     }
 
-    /// How the triangles connect (computed on the first call, with the edge adjacency and the
-    /// connected components).
+    /// How the triangles connect and where the surface passes through itself (computed on the
+    /// first call, with the edge adjacency and the connected components; the self-intersections
+    /// by a descent of the BVH against itself, which costs about as much as a mesh-vs-mesh
+    /// query of the mesh with a copy of itself).
     pub fn topology(&self) -> &TopologyReport {
         self.topology.get_or_init(|| {
             let components = self.component_seeds().len();
-            mesh_report(&self.triangles, self.vertices.len(), self.edge_neighbors(), components)
+            let mut report =
+                mesh_report(&self.triangles, self.vertices.len(), self.edge_neighbors(), components);
+            let mut pairs = 0;
+            self.for_each_self_intersection(|_, _| pairs += 1);
+            report.self_intersecting_pairs = Some(pairs);
+            report
         })
     }
 
+    /// Appends to `out` every pair of triangle ids `(i, j)`, `i < j`, that meet other than in
+    /// the vertices and edge they share ([`super::triangles_self_intersect`]), in no particular
+    /// order; as many as [`TopologyReport::self_intersecting_pairs`] counts.
+    pub fn self_intersecting_pairs(&self, out: &mut Vec<(u32, u32)>) {
+        self.for_each_self_intersection(|k, l| {
+            let (i, j) = (self.slot_id(k), self.slot_id(l));
+            out.push((i.min(j), i.max(j)));
+        });
+    }
+
     /// True if the mesh is closed and consistently oriented, so that it bounds a volume and
-    /// inside/outside queries are defined. The first call computes the topology and, for a solid
-    /// mesh, its adjacency and pseudo-normals.
+    /// inside/outside queries are defined (also when it passes through itself; see the type's
+    /// documentation for what inside means then). The first call computes the topology and, for
+    /// a solid mesh, its adjacency and pseudo-normals.
     pub fn is_solid(&self) -> bool {
         self.solid().is_some()
     }
@@ -301,8 +334,9 @@ impl TriMesh {
 
     /// Moves the vertices (same count, same triangles) and refits the BVH. The tree shape is kept,
     /// so queries stay exact but slow down if the mesh deforms a lot; build a new mesh then. The
-    /// topology report is kept; the solid data (pseudo-normals, orientation) are dropped and
-    /// computed again on next use.
+    /// edge adjacency is kept; the topology report (whose self-intersections follow the
+    /// vertices) and the solid data (pseudo-normals, orientation) are dropped and computed again
+    /// on next use.
     pub fn set_vertices(&mut self, vertices: Vec<Vec3>) -> Result<(), MeshError> {
         if vertices.len() != self.vertices.len() {
             return Err(MeshError::VertexCountChanged { expected: self.vertices.len(), got: vertices.len() });
@@ -312,7 +346,9 @@ impl TriMesh {
         self.slots = slots_of(&self.vertices, &self.triangles, self.bvh.leaf_order());
         let slots = &self.slots;
         self.bvh.refit(|k| triangle_box_of(&slots[k as usize].corners));
-        // Pseudo-normals, orientation and creases follow the vertices; the topology does not.
+        // Self-intersections, pseudo-normals, orientation and creases follow the vertices; the
+        // adjacency does not.
+        self.topology = OnceLock::new();
         self.solid = OnceLock::new();
         self.active_edges = OnceLock::new();
         Ok(())
@@ -431,7 +467,8 @@ impl TriMesh {
             }
         }
         let orientation = if signed_volume < 0.0 { -1.0 } else { 1.0 };
-        Solid { neighbors, vertex_normals, orientation }
+        let self_intersecting = self.topology().self_intersecting_pairs.is_some_and(|n| n > 0);
+        Solid { neighbors, vertex_normals, orientation, self_intersecting }
     }
 }
 
@@ -548,7 +585,8 @@ mod tests {
         let mut degenerate = tetrahedron();
         degenerate.1.push([1, 1, 2]);
         for (vertices, triangles) in [tetrahedron(), open, degenerate, torus()] {
-            let eager = topology(&triangles, vertices.len());
+            let eager =
+                TopologyReport { self_intersecting_pairs: Some(0), ..topology(&triangles, vertices.len()) };
             let mesh = TriMesh::new(vertices, triangles).unwrap();
             assert_eq!(mesh.topology(), &eager);
             assert_eq!(mesh.is_solid(), eager.closed && eager.inconsistent_orientation_edges == 0);

@@ -11,7 +11,9 @@
 //!   normals flip).
 //! - Closed, consistently oriented meshes ([`TriMesh::is_solid`]) are solids: a shape inside
 //!   one intersects it, a ray starting inside hits it at `t = 0`, a point inside projects to
-//!   itself. Open meshes are surfaces. Sphere sets, compounds and fields are solids.
+//!   itself; inside is where the winding number is not zero, also for a mesh that passes
+//!   through itself ([`TriMesh`]). Open meshes are surfaces. Sphere sets, compounds and fields
+//!   are solids.
 //! - Bad input is an error value, never a panic and never a silent `false`: a non-finite
 //!   placement or argument, a singular placement where the query must invert it, an invalid
 //!   shape ([`QueryError`]). A pair of kinds for which a query has no algorithm answers

@@ -61,10 +61,15 @@ fn cast_ray_placed(s: &PlacedShape, ray: &Ray3, max_t: f32) -> Result<Option<Ray
                 return Err(QueryError::SingularPlacement(Operand::A));
             };
             let inside = || mesh.is_solid() && instance.contains_point(ray.origin) == Some(true);
+            // A solid passing through itself has triangles inside it, which a ray from inside
+            // may meet from the front first.
+            let buried = mesh.solid().is_some_and(|solid| solid.self_intersecting);
             match instance.cast_ray(ray, max_t) {
                 // A solid's triangles face out: a first hit from behind means the ray started
                 // inside (decided exactly by the inside test).
-                Some(hit) if inside_hit(&instance, ray, &hit) && inside() => Ok(Some(start_hit(ray))),
+                Some(hit) if (buried || inside_hit(&instance, ray, &hit)) && inside() => {
+                    Ok(Some(start_hit(ray)))
+                }
                 Some(hit) => Ok(Some(hit)),
                 None if inside() => Ok(Some(start_hit(ray))),
                 None => Ok(None),

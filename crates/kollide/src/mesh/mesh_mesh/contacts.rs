@@ -337,7 +337,7 @@ impl PlacedMesh<'_> {
 /// When `other` is solid, the vertices are classified by parity: along an edge of an
 /// intersecting triangle, the side changes at each crossing of the other mesh's triangles that
 /// cross this triangle (watertight segment tests), so each connected set of those vertices needs
-/// one inside test. Otherwise a vertex counts as inside when it lies behind the plane of a
+/// one inside test (each vertex its own when `other` passes through itself). Otherwise a vertex counts as inside when it lies behind the plane of a
 /// triangle it crosses (front side outward). When `own` is solid too, the triangles reached
 /// from the inside vertices across edges, without crossing an intersecting triangle, are inside
 /// as well (flood over edge neighbours).
@@ -373,6 +373,10 @@ fn deep_points(
         (r, flip)
     }
     let solid_other = other.mesh.is_solid();
+    // Parity links sides only where each crossing enters or leaves the solid: not when the other
+    // mesh passes through itself (a crossing may go from inside to inside, winding 1 to 2), where
+    // every vertex gets its own inside test.
+    let link = solid_other && !other.mesh.solid().is_some_and(|s| s.self_intersecting);
     let mut plane_inside: Vec<bool> = Vec::new();
     for run in pairs.chunk_by(|x, y| x.0 == y.0) {
         let k = run[0].0;
@@ -386,7 +390,7 @@ fn deep_points(
                 plane_inside.push(false);
             }
         }
-        if solid_other {
+        if link {
             for e in 0..3 {
                 let (p, q) = (corners[e], corners[(e + 1) % 3]);
                 // Crossings near an edge or corner of either triangle may be counted twice or
@@ -411,7 +415,7 @@ fn deep_points(
                     parity[ri as usize] = pi ^ pj ^ (crossings % 2 == 1);
                 }
             }
-        } else {
+        } else if !solid_other {
             let fa = corners.map(|p| own.frame.transform_point3(p));
             for x in run {
                 let tb = other.in_a(x.1).map(|p| other.frame.transform_point3(p));
