@@ -330,3 +330,19 @@ fn broad_phase_rays_aimed_at_box_corners_are_never_lost() {
         |o, d| Ray2::new(Vec2::from(o), Vec2::from(d)),
     );
 }
+
+/// Regression (found by the `trimesh_new` fuzz target): a ray with a zero direction component
+/// running in the plane of a node box's face, through an edge lying in that face. The old slab
+/// test replaced the zero by `±1e-30`, which put the exit at `t = 0` and dropped the box.
+#[test]
+fn ray_running_in_a_box_face_plane_reaches_the_edge_on_it() {
+    let tri = vec![Vec3::new(-1.0, -8.0, 0.0), Vec3::new(1.0, -8.0, 0.0), Vec3::new(0.0, -9.0, 0.0)];
+    let mesh = TriMesh::new(tri.clone(), vec![[0, 1, 2]]).unwrap();
+    for dir in [Vec3::new(0.0, 0.0, 1.0), Vec3::new(0.125, -0.0, 1.0)] {
+        let ray = Ray3::new(Vec3::new(0.0, -8.0, -5.0), dir);
+        let expected = ray_triangle(&ray, f32::INFINITY, &[tri[0], tri[1], tri[2]]).map(|hit| hit.t);
+        assert_eq!(expected, Some(5.0), "{dir}");
+        assert_eq!(mesh.cast_ray_t(&ray, f32::INFINITY), expected, "{dir}");
+        assert!(mesh.intersects_ray(&ray, f32::INFINITY), "{dir}");
+    }
+}
