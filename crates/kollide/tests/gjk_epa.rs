@@ -210,6 +210,7 @@ fn gjk_epa_matches_the_reference_for_every_pair_of_kinds() {
     for e in &known {
         eprintln!("known, {e}");
     }
+    // (1 of 10,080 cases, issue 28: see `capsule_deep_in_a_rounded_cylinder_gets_the_reference_depth`.)
     assert!(known.len() * 1000 <= total, "{} known mismatches of {total}", known.len());
 }
 
@@ -908,4 +909,35 @@ fn rounded_cylinder_deep_in_a_triangle_manifold_depth_equals_the_contact() {
     let c = contact(&a, &am, &b, &bm, 0.0, &mut GjkCache::default()).unwrap().unwrap();
     let deepest = m.points().iter().map(|p| p.separation).fold(f32::INFINITY, f32::min);
     assert!((deepest - c.separation).abs() <= 1e-3 * (1.0 + c.separation.abs()), "{deepest} vs {c:?}");
+}
+
+/// Found when the reference suite was raised to 10,000 cases: a capsule 2.066 deep in a rounded
+/// cylinder (both under similarities of scale about 1.5), where EPA's depth is 1e-3 short of the
+/// reference search's (tolerance 3.5e-4) and the gap along its normal too. Depths of deep
+/// penetrations of curved shapes: issue 28.
+#[test]
+#[ignore = "issue 28: EPA depths of deeply penetrating curved shapes"]
+fn capsule_deep_in_a_rounded_cylinder_gets_the_reference_depth() {
+    let a = ConvexShape::Capsule(Capsule::new(0.27002388, 0.58315885));
+    let b = ConvexShape::RoundedCylinder(Rounded::new(Cylinder::new(0.72108907, 0.77810174), 0.0591334));
+    let am = Affine3A::from_mat3_translation(
+        glam::Mat3::from_cols(
+            Vec3::new(-1.2052704, 0.65560776, -0.4645818),
+            Vec3::new(-0.7921636, -0.82912284, 0.88508),
+            Vec3::new(0.1346645, 0.99048895, 1.0483946),
+        ),
+        Vec3::new(0.5149964, -0.17405665, -0.73643196),
+    );
+    let bm = Affine3A::from_mat3_translation(
+        glam::Mat3::from_cols(
+            Vec3::new(-0.35910144, -0.0018016024, -1.4902514),
+            Vec3::new(0.70771086, 1.3488181, -0.17216544),
+            Vec3::new(1.311487, -0.7283491, -0.31514463),
+        ),
+        Vec3::new(0.45686305, 0.008638859, -0.50978595),
+    );
+    let c = gjk_sep(&a, &am, &b, &bm).unwrap();
+    let (ra, rb) = (RefShape::new(&a, &am), RefShape::new(&b, &bm));
+    let reference = signed_distance(&ra, &rb);
+    check_against_reference((&am, &ra), (&bm, &rb), reference, &c, "capsule-rounded cylinder").unwrap();
 }
