@@ -7,6 +7,7 @@ use kollide::broad::{
     SpatialHash, SweepAndPrune, TreeSettings,
 };
 use kollide::math::{Ray2, Ray3, Vec2, Vec3};
+use kollide_testkit::cases;
 use kollide_testkit::random::{TestRng, rng};
 use rand::Rng;
 use std::collections::{BTreeMap, BTreeSet};
@@ -383,18 +384,19 @@ fn dense_scenes_with_many_pairs_match_the_model() {
 /// some frames insert or remove objects, so a structure that keeps a compact copy of the scene
 /// moves objects in place, sets some apart, drops the copy and builds it again. Pairs, events and
 /// queries are compared with brute force every frame.
-/// The end of a frame of [`run_frames`] and [`run_fast_frames`]: three random box and ray queries,
-/// then the pairs and events, each compared with brute force.
+/// The end of a frame of [`run_frames`] and [`run_fast_frames`]: `queries` random box queries and
+/// as many ray queries, then the pairs and events, each compared with brute force.
 fn check_frame<B: TestBounds + 'static>(
     phase: &mut dyn BroadPhase<B>,
     reference: &mut BruteForce<B>,
     generator: &Generator,
     rng: &mut TestRng,
     [events, expected]: [&mut PairEvents; 2],
+    queries: usize,
     ctx: &str,
 ) {
     let (mut out, mut expected_out) = (Vec::new(), Vec::new());
-    for _ in 0..3 {
+    for _ in 0..queries {
         let q = generator.random_box::<B>(rng);
         phase.query_box(&q, &mut out);
         reference.query_box(&q, &mut expected_out);
@@ -408,6 +410,11 @@ fn check_frame<B: TestBounds + 'static>(
     reference.find_pairs(expected);
     assert_eq!(events, expected, "{ctx}: pairs and events");
 }
+
+/// Frames per run of [`run_frames`], and box (and ray) queries per frame: 4 seeds × 60 frames ×
+/// 21 × 2 queries = 10,080 queries per structure and dimension.
+const SMALL_MOVE_FRAMES: usize = 60;
+const SMALL_MOVE_QUERIES: usize = 21;
 
 fn run_frames<B: TestBounds + 'static>(seed: u64) {
     let mut rng = rng(seed);
@@ -428,7 +435,7 @@ fn run_frames<B: TestBounds + 'static>(seed: u64) {
             next_id += 1;
         }
         let (mut events, mut expected) = (PairEvents::default(), PairEvents::default());
-        for frame in 0..60 {
+        for frame in 0..SMALL_MOVE_FRAMES as u32 {
             let ctx = format!("{name} seed {seed} frame {frame}");
             let ids: Vec<u32> = (0..next_id).filter(|&id| reference.bounds(id).is_some()).collect();
             for &id in ids.iter().filter(|&&id| (id + frame) % 5 == 0) {
@@ -462,6 +469,7 @@ fn run_frames<B: TestBounds + 'static>(seed: u64) {
                 &generator,
                 &mut rng,
                 [&mut events, &mut expected],
+                cases(SMALL_MOVE_QUERIES),
                 &ctx,
             );
         }
@@ -481,6 +489,10 @@ fn frames_of_small_moves_match_brute_force() {
 /// a dynamic tree refits leaves in place or inserts them again, and sets apart many objects from
 /// its compact copy in one frame. Pairs, events and queries are compared with brute force every
 /// frame.
+/// Box (and ray) queries per frame of [`run_fast_frames`]: 2 seeds × 40 frames × 63 × 2 queries
+/// = 10,080 queries per structure and dimension.
+const FAST_MOVE_QUERIES: usize = 63;
+
 fn run_fast_frames<B: TestBounds + 'static>(seed: u64) {
     let mut rng = rng(seed);
     let generator = Generator::new(&mut rng, Scene::Uniform);
@@ -527,6 +539,7 @@ fn run_fast_frames<B: TestBounds + 'static>(seed: u64) {
                 &generator,
                 &mut rng,
                 [&mut events, &mut expected],
+                cases(FAST_MOVE_QUERIES),
                 &ctx,
             );
         }
@@ -571,7 +584,7 @@ fn rays_along_box_faces_match_brute_force() {
             }
             phase.find_pairs(&mut PairEvents::default());
             let (mut out, mut expected) = (Vec::new(), Vec::new());
-            for _ in 0..3000 {
+            for _ in 0..cases(10_000) {
                 let o = [(); 3].map(|_| int(&mut rng) * 0.5);
                 let d = [(); 3].map(|_| rng.random_range(-1i32..=1) as f32);
                 let max_t = [0.0, 1.0, 5.5, f32::INFINITY][rng.random_range(0..4)];
@@ -638,7 +651,7 @@ fn spatial_hash_rays_walk_the_cells_they_cross() {
         phase.find_pairs(&mut PairEvents::default());
         let (mut out, mut expected) = (Vec::new(), Vec::new());
         let mut tested = 0u64;
-        let rays = 3000;
+        let rays = cases(10_000);
         for _ in 0..rays {
             let o = [(); 3].map(|_| offset + (rng.random_range(-240i32..=240) as f32) * 0.35);
             let d = if rng.random_bool(0.02) {

@@ -9,6 +9,7 @@ use kollide::shape::{
     Ball, Capsule, Cone, ConvexHull, ConvexShape, Cuboid, Cylinder, HullError, Rounded, ShapeKind,
     SupportMap, Triangle,
 };
+use kollide_testkit::cases;
 use kollide_testkit::random::{self, TestRng};
 use kollide_testkit::reference_convex::{
     RefShape, gap, mass_properties_reference, random_shape, ray_cast_reference, signed_distance,
@@ -31,8 +32,9 @@ fn placement(rng: &mut TestRng) -> Affine3A {
 #[test]
 fn support_points_are_extreme_and_in_the_shape() {
     let mut rng = rng(1);
+    // 840 placed shapes per kind, 10 directions each: 10,080 shapes and 100,800 support points.
     for kind in ShapeKind::ALL {
-        for _ in 0..200 {
+        for _ in 0..cases(840) {
             let shape = random_shape(&mut rng, kind);
             let map = placement(&mut rng);
             let reference = RefShape::new(&shape, &map);
@@ -55,7 +57,7 @@ fn cylinder_support_under_a_map_equals_the_matrix_products() {
     // map (general, reflecting, singular) and direction (random, near the axis, near its normal
     // plane), to rounding.
     let mut rng = rng(14);
-    for case in 0..20_000 {
+    for case in 0..cases(20_000) {
         let c = Cylinder::new(rng.random_range(0.0..1.5), rng.random_range(0.0..1.5));
         let mut m = placement(&mut rng).matrix3;
         if case % 10 == 0 {
@@ -79,8 +81,9 @@ fn cylinder_support_under_a_map_equals_the_matrix_products() {
 #[test]
 fn aabb_under_affine_maps_is_exact() {
     let mut rng = rng(2);
+    // 840 per kind: 10,080 cases.
     for kind in ShapeKind::ALL {
-        for _ in 0..300 {
+        for _ in 0..cases(840) {
             let shape = random_shape(&mut rng, kind);
             let map = placement(&mut rng);
             let reference = RefShape::new(&shape, &map);
@@ -123,9 +126,10 @@ fn ray_casts_match_the_marching_reference() {
         ShapeKind::RoundedCylinder,
         ShapeKind::RoundedCone,
     ];
+    // 1,250 per kind: 10,000 cases.
     for kind in kinds {
         let (mut hits, mut total) = (0, 0);
-        for _ in 0..400 {
+        for _ in 0..cases(1250) {
             let shape = random_shape(&mut rng, kind);
             let map = placement(&mut rng);
             let reference = RefShape::new(&shape, &map);
@@ -172,7 +176,7 @@ fn ray_casts_match_the_marching_reference() {
 #[test]
 fn hull_ray_casts_match_the_triangles() {
     let mut rng = rng(4);
-    for _ in 0..500 {
+    for _ in 0..cases(10_000) {
         let shape = random_shape(&mut rng, ShapeKind::Hull);
         let ConvexShape::Hull(hull) = &shape else { unreachable!() };
         let map = placement(&mut rng);
@@ -209,9 +213,11 @@ fn hull_ray_casts_match_the_triangles() {
 #[test]
 fn point_projection_matches_the_reference_distance() {
     let mut rng = rng(5);
+    // 840 per kind: 10,080 cases.
+    let per_kind = cases(840);
     for kind in ShapeKind::ALL {
         let mut inside = 0;
-        for _ in 0..80 {
+        for _ in 0..per_kind {
             let shape = random_shape(&mut rng, kind);
             let map = placement(&mut rng);
             let reference = RefShape::new(&shape, &map);
@@ -248,7 +254,7 @@ fn point_projection_matches_the_reference_distance() {
         }
         // (Flat and thin shapes hold few of the sampled points.)
         if !matches!(kind, ShapeKind::Triangle | ShapeKind::RoundedTriangle) {
-            assert!(inside > 3, "{kind:?}: only {inside} inside");
+            assert!(inside > per_kind / 40, "{kind:?}: only {inside} inside");
         }
     }
 }
@@ -319,7 +325,7 @@ fn hull_mass_properties_are_exact_for_known_solids() {
 #[test]
 fn hulls_of_random_points_contain_them_and_are_closed() {
     let mut rng = rng(6);
-    for case in 0..300 {
+    for case in 0..cases(10_000) {
         let n = rng.random_range(4..200);
         let mut pts: Vec<Vec3> = (0..n).map(|_| random::point3(&mut rng, 1.0)).collect();
         if case % 3 == 0 {

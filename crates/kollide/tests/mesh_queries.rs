@@ -5,6 +5,7 @@ use kollide::bounds::{Aabb3, Obb3, Sphere};
 use kollide::math::{Mat3, Ray3, Vec3};
 use kollide::mesh::TriMesh;
 use kollide::mesh::io::{MeshData, load};
+use kollide_testkit::cases;
 use kollide_testkit::random::{self, TestRng};
 use kollide_testkit::reference_mesh as brute;
 use kollide_testkit::shapes;
@@ -59,7 +60,7 @@ fn ray_queries_equal_brute_force() {
         let mut rng = random::rng(1);
         let mut hits = 0;
         let mut all = Vec::new();
-        for _ in 0..QUERIES {
+        for _ in 0..cases(QUERIES) {
             let (ray, max_t) = random_ray(&mut rng, &mesh.bounds());
             let expected = brute::ray_closest(&tris, &ray, max_t);
             let got = mesh.cast_ray(&ray, max_t);
@@ -87,7 +88,7 @@ fn ray_queries_equal_brute_force() {
             ids.sort_unstable();
             assert_eq!(ids, brute::ray_all(&tris, &ray, max_t), "{name}: all hits");
         }
-        assert!(hits > QUERIES / 4, "{name}: only {hits} hits; the test would be weak");
+        assert!(hits > cases(QUERIES) / 4, "{name}: only {hits} hits; the test would be weak");
     }
 }
 
@@ -97,7 +98,7 @@ fn polyline_returns_the_first_segment_that_hits() {
     let tris = brute::corners(&data.vertices, &data.triangles);
     let mesh = TriMesh::from_data(data).unwrap();
     let mut rng = random::rng(2);
-    for _ in 0..QUERIES / 10 {
+    for _ in 0..cases(QUERIES) {
         let points: Vec<Vec3> = (0..6).map(|_| random::point3(&mut rng, 1.6)).collect();
         let expected = points.windows(2).enumerate().find_map(|(i, w)| {
             brute::ray_closest(&tris, &Ray3::from_segment(w[0], w[1]), 1.0).map(|(t, _)| (i, t))
@@ -114,7 +115,7 @@ fn sphere_queries_equal_brute_force() {
         let mesh = TriMesh::from_data(data).unwrap();
         let mut rng = random::rng(3);
         let (mut touching, mut found) = (0, Vec::new());
-        for _ in 0..QUERIES {
+        for _ in 0..cases(QUERIES) {
             let sphere = random_sphere(&mut rng, &mesh.bounds());
             let expected = brute::sphere_triangles(&tris, &sphere);
             found.clear();
@@ -126,7 +127,10 @@ fn sphere_queries_equal_brute_force() {
             assert_eq!(mesh.intersects_sphere(&sphere), !expected.is_empty() || inside, "{name}");
             touching += !expected.is_empty() as usize;
         }
-        assert!(touching > QUERIES / 10 && touching < QUERIES * 9 / 10, "{name}: {touching} touching");
+        assert!(
+            touching > cases(QUERIES) / 10 && touching < cases(QUERIES) * 9 / 10,
+            "{name}: {touching} touching"
+        );
     }
 }
 
@@ -138,7 +142,7 @@ fn box_queries_equal_brute_force() {
         let scale = mesh.bounds().size().max_element();
         let mut rng = random::rng(4);
         let mut found = Vec::new();
-        for _ in 0..QUERIES {
+        for _ in 0..cases(QUERIES) {
             let center = random_point_near(&mut rng, &mesh.bounds());
             let half = (random::point3(&mut rng, 0.5) + Vec3::splat(0.5)) * 0.15 * scale;
             let aabb = Aabb3::from_center_half_extents(center, half);
@@ -161,7 +165,7 @@ fn closest_point_equals_brute_force() {
         let tris = brute::corners(&data.vertices, &data.triangles);
         let mesh = TriMesh::from_data(data).unwrap();
         let mut rng = random::rng(5);
-        for i in 0..QUERIES {
+        for i in 0..cases(QUERIES) {
             let p = random_point_near(&mut rng, &mesh.bounds());
             let expected = brute::distance(&tris, p);
             let got = mesh.closest_point(p, f32::INFINITY).unwrap();
@@ -198,7 +202,7 @@ fn inside_outside_equals_winding_number() {
     // (mesh, points far from and near the surface): 100,000+ points in all. The pseudo-normal
     // test assumes no self-intersection, so the self-intersecting ant (winding 2 inside its
     // overlapping legs) is not among them.
-    let cases = [
+    let solids = [
         ("sphere840", asset("sphere_pyvista_840.ply"), 40_000),
         ("bunny3674", asset("bunny_npm_3674.obj"), 25_000),
         ("elephant", asset("cgal_elephant.off"), 15_000),
@@ -207,13 +211,14 @@ fn inside_outside_equals_winding_number() {
         ("fandisk", asset("cgal_fandisk.off"), 12_000),
     ];
     let mut total = 0;
-    for (name, data, count) in cases {
+    for (name, data, count) in solids {
         let tris = brute::corners(&data.vertices, &data.triangles);
         let mesh = TriMesh::from_data(data).unwrap();
         assert!(mesh.is_solid(), "{name} must be closed and consistently oriented");
         let scale = mesh.bounds().size().max_element();
         let mut rng = random::rng(6);
         let mut inside = 0;
+        let count = cases(count);
         for i in 0..count {
             let p = if i % 2 == 0 {
                 random_point_near(&mut rng, &mesh.bounds())
@@ -234,7 +239,7 @@ fn inside_outside_equals_winding_number() {
         assert!(inside > count / 10, "{name}: only {inside} inside");
         total += count;
     }
-    assert!(total >= 100_000);
+    assert!(total >= cases(100_000));
 }
 
 #[test]
@@ -295,7 +300,7 @@ fn instances_equal_baked_copies_under_random_affine_maps() {
             let bounds = bake.bounds();
             let scale = bounds.size().max_element();
             let (mut a, mut b) = (Vec::new(), Vec::new());
-            for _ in 0..QUERIES / 5 {
+            for _ in 0..cases(QUERIES) / 5 {
                 // Rays: the same up to rounding (mesh-space vs world-space arithmetic). A miss on
                 // one side is allowed only at a triangle's rim, where rounding decides.
                 let (ray, max_t) = random_ray(&mut rng, &bounds);
@@ -375,8 +380,8 @@ fn batch_queries_equal_one_by_one() {
     let shared = Arc::new(TriMesh::from_data(data).unwrap());
     let instance = MeshInstance::new(shared, random::affine3(&mut rng, 10.0)).unwrap();
     let bounds = instance.bounds();
-    let mut rays: Vec<(Ray3, f32)> = (0..QUERIES).map(|_| random_ray(&mut rng, &bounds)).collect();
-    let mut spheres: Vec<Sphere> = (0..QUERIES).map(|_| random_sphere(&mut rng, &bounds)).collect();
+    let mut rays: Vec<(Ray3, f32)> = (0..cases(QUERIES)).map(|_| random_ray(&mut rng, &bounds)).collect();
+    let mut spheres: Vec<Sphere> = (0..cases(QUERIES)).map(|_| random_sphere(&mut rng, &bounds)).collect();
     // Bad items get the one-item call's documented answer (a miss), not an error for the batch.
     rays.push((Ray3::new(Vec3::NAN, Vec3::X), 1.0));
     rays.push((Ray3::new(bounds.center(), Vec3::ZERO), f32::INFINITY));
@@ -395,13 +400,16 @@ fn batch_queries_equal_one_by_one() {
     assert_eq!(any, one_by_one);
     assert_eq!(any, hits.iter().map(Option::is_some).collect::<Vec<_>>(), "any hit iff a closest hit");
     let hit_count = any.iter().filter(|&&h| h).count();
-    assert!(hit_count > QUERIES / 10 && hit_count < QUERIES, "{hit_count} hits: the rays test both cases");
-    assert!(!any[QUERIES..].iter().any(|&h| h), "bad rays miss");
+    assert!(
+        hit_count > cases(QUERIES) / 10 && hit_count < cases(QUERIES),
+        "{hit_count} hits: the rays test both cases"
+    );
+    assert!(!any[cases(QUERIES)..].iter().any(|&h| h), "bad rays miss");
     let mut touched = vec![true; 7];
     instance.intersects_spheres(&spheres, &mut touched);
     let one_by_one: Vec<bool> = spheres.iter().map(|s| instance.intersects_sphere(s)).collect();
     assert_eq!(touched, one_by_one);
-    assert!(!touched[QUERIES..].iter().any(|&t| t), "bad balls touch nothing");
+    assert!(!touched[cases(QUERIES)..].iter().any(|&t| t), "bad balls touch nothing");
 
     instance.intersects_rays(&[], &mut any);
     assert!(any.is_empty(), "the output is cleared first");
@@ -473,7 +481,7 @@ fn moved_vertices_refit_the_bvh() {
     mesh.set_vertices(moved.clone()).unwrap();
     let tris = brute::corners(&moved, &data.triangles);
     let mut rng = random::rng(9);
-    for _ in 0..2_000 {
+    for _ in 0..cases(QUERIES) {
         let (ray, max_t) = random_ray(&mut rng, &mesh.bounds());
         assert_eq!(
             mesh.cast_ray(&ray, max_t).map(|h| h.t),

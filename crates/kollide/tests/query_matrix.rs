@@ -89,8 +89,13 @@ const KNOWN_FAILURES: &[KnownFailure] = &[KnownFailure {
     signature: epa_inconsistent,
 }];
 
+/// Cases per cell: `QUERY_MATRIX_CASES` when set (an absolute count), else [`CASES`] scaled by
+/// `KOLLIDE_CASES` like every property suite ([`kollide_testkit::cases`]).
 fn cases() -> usize {
-    std::env::var("QUERY_MATRIX_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(CASES)
+    std::env::var("QUERY_MATRIX_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| kollide_testkit::cases(CASES))
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -505,7 +505,7 @@ mod tests {
     #[test]
     fn last_below_finds_the_exact_boundary() {
         let mut rng = kollide_testkit::random::rng(11);
-        for _ in 0..2000 {
+        for _ in 0..kollide_testkit::cases(10_000) {
             let a = kollide_testkit::random::point3(&mut rng, 100.0);
             let (lo, hi) = (a.x.min(a.y), a.x.max(a.y));
             if lo == hi {
@@ -540,7 +540,7 @@ mod tests {
         let union = |s: &[(u32, Vec3A, Vec3A)]| {
             s.iter().fold((Vec3A::INFINITY, Vec3A::NEG_INFINITY), |(lo, hi), b| (lo.min(b.1), hi.max(b.2)))
         };
-        for case in 0..3000 {
+        for case in 0..kollide_testkit::cases(10_000) {
             let n = 2 + case % (SAMPLED - 2);
             let boxes: Vec<(u32, Vec3A, Vec3A)> = (0..n as u32)
                 .map(|i| {

@@ -277,7 +277,7 @@ mod tests {
     use super::*;
     use crate::bounds::Aabb3;
     use glam::Vec3;
-    use kollide_testkit::random;
+    use kollide_testkit::{cases, random};
 
     #[test]
     fn structure_and_box_queries_match_brute_force() {
@@ -285,7 +285,8 @@ mod tests {
             let boxes = random_boxes(n, n as u64);
             let bvh = Bvh3::build(&boxes);
             check_structure(&bvh, &boxes);
-            let queries = random_boxes(200, 99);
+            // 1,250 queries per tree: 10,000 in all.
+            let queries = random_boxes(cases(1250), 99);
             for q in &queries {
                 let mut found = Vec::new();
                 bvh.traverse(
@@ -311,7 +312,7 @@ mod tests {
         let boxes = random_boxes(3000, 5);
         let bvh = Bvh3::build(&boxes);
         let mut rng = random::rng(6);
-        for i in 0..2000 {
+        for i in 0..cases(10_000) {
             let origin = random::point3(&mut rng, 15.0);
             let mut dir = random::point3(&mut rng, 1.0);
             if i % 10 == 0 {
@@ -340,7 +341,8 @@ mod tests {
         let bvh = Bvh3::build(&boxes);
         let mut rng = random::rng(16);
         let mut hits = 0;
-        for i in 0..5000 {
+        let n = cases(10_000);
+        for i in 0..n {
             // Toward a random point of the boxes' region, so that about half the rays hit.
             let origin = random::point3(&mut rng, 15.0);
             let mut dir = random::point3(&mut rng, 10.0) - origin;
@@ -357,7 +359,7 @@ mod tests {
             assert_eq!(got, expected, "{ray:?} within {max_t}");
             hits += usize::from(got);
         }
-        assert!((1000..4000).contains(&hits), "{hits} of 5000 rays hit");
+        assert!((n / 5..n * 4 / 5).contains(&hits), "{hits} of {n} rays hit");
         assert!(!Bvh3::build(&[]).cast_ray_any(&Ray3::new(Vec3::ZERO, Vec3::X), 1.0, |_| true));
         assert!(!bvh.cast_ray_any(&Ray3::new(Vec3::ZERO, Vec3::X), f32::NAN, |_| true));
     }
