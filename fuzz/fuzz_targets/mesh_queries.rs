@@ -1,7 +1,8 @@
 //! A small mesh (a fixed closed one, scaled and moved, or arbitrary triangles) with arbitrary
 //! rays, points and placements (subnormal, huge, tiny, NaN):
-//! - `cast_ray` equals the brute force over all triangles with `primitive::ray_triangle` exactly
-//!   (the watertight promise), `closest_point` matches the brute-force distance;
+//! - `cast_ray` finds what the brute force over all triangles with `primitive::ray_triangle`
+//!   finds, up to the rounding of `t` (the watertight promise), `closest_point` matches the
+//!   brute-force distance;
 //! - `MeshInstance` under any affine placement: refused (`Err`; always for a non-finite one) or
 //!   answering every query, and the mesh-against-mesh queries, without a panic.
 #![no_main]

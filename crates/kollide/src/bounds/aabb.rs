@@ -59,7 +59,8 @@ pub trait Bounds: Copy {
 /// Each slab parameter `t = (b - o) · (1/d)` takes three roundings (the reciprocal, the
 /// difference, the product), so the computed `t̃` has `|t̃ - t| ≤ γ₃ |t|` with `γ₃ = 3u / (1 - 3u)`
 /// and `u = 2⁻²⁴`; the signs are exact. If `entry ≤ exit` exactly, then `entry~ ≤ exit~ · (1 + γ₃) /
-/// (1 - γ₃)`, just under `1 + 6u`; `1 + 8u = 1 + 4ε` also covers the rounding of the product
+/// (1 - γ₃)`, just under `1 + 6u`. `1 + 8u = 1 + 4ε` also covers one more rounding on the exit
+/// side, `(1 + γ₃) / (1 - γ₄) < 1 + 8u`: of the scaling product, or of a `1/d` scaled in advance
 /// (Ize, "Robust BVH Ray Traversal", JCGT 2(2), 2013; Pharr, Jakob, Humphreys, *Physically Based
 /// Rendering*, §3.9.2). The entry is left as computed, so the boxes reached are a superset of
 /// the exact ones, larger by a relative `4ε` of the distance along the ray.

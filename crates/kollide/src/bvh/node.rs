@@ -210,9 +210,10 @@ impl Node4 {
     /// direction, the maximum for a negative one) and leaves through the other, so no per-lane
     /// min/max is needed (Williams et al., "An Efficient and Robust Ray–Box Intersection
     /// Algorithm", JGT 2005). Conservative against rounding, as [`Aabb3::ray_interval`]: each
-    /// `t = (plane - origin) · (1/dir)` is the scalar test's, and the exit is scaled by
-    /// [`SLAB_EXIT_SCALE`] before the comparison, so a ray that touches a box in exact arithmetic
-    /// (one aimed at a vertex on the box's face) reaches the triangles inside.
+    /// `t = (plane - origin) · (1/dir)` is the scalar test's, and the exit planes' `t` and `max_t`
+    /// are scaled by [`SLAB_EXIT_SCALE`] (folded into the exit planes' `1/dir`, one more rounding
+    /// that the scale's bound covers), so a ray that touches a box in exact arithmetic (one aimed
+    /// at a vertex on the box's face) reaches the triangles inside.
     ///
     /// NaN-safe by operand order: SSE `max`/`min` return their second operand when either is NaN,
     /// and the innermost second operands are `0` and `max_t`. A NaN `t` (`0 · ∞` for a ray with a
@@ -222,10 +223,11 @@ impl Node4 {
     #[inline]
     pub fn ray_entry(&self, ray: &RayBoxSetup, max_t: f32) -> (Vec4, u32) {
         let b = &self.bounds;
-        let t = |plane: usize, axis: usize| (b[plane] - ray.origin[axis]) * ray.inv_dir[axis];
-        let enter = t(ray.near[0], 0).max(t(ray.near[1], 1)).max(t(ray.near[2], 2).max(Vec4::ZERO));
-        let exit = t(ray.far[0], 0).min(t(ray.far[1], 1)).min(t(ray.far[2], 2).min(Vec4::splat(max_t)));
-        let hit: BVec4A = enter.cmple(exit * SLAB_EXIT_SCALE);
+        let enter_t = |axis: usize| (b[ray.near[axis]] - ray.origin[axis]) * ray.inv_dir[axis];
+        let exit_t = |axis: usize| (b[ray.far[axis]] - ray.origin[axis]) * ray.inv_dir_exit[axis];
+        let enter = enter_t(0).max(enter_t(1)).max(enter_t(2).max(Vec4::ZERO));
+        let exit = exit_t(0).min(exit_t(1)).min(exit_t(2).min(Vec4::splat(max_t * SLAB_EXIT_SCALE)));
+        let hit: BVec4A = enter.cmple(exit);
         (enter, hit.bitmask())
     }
 }
@@ -248,6 +250,8 @@ pub(crate) fn ray_limit(max_t: f32) -> Option<f32> {
 pub struct RayBoxSetup {
     origin: [Vec4; 3],
     inv_dir: [Vec4; 3],
+    /// `inv_dir` scaled by [`SLAB_EXIT_SCALE`], for the planes the ray leaves through.
+    inv_dir_exit: [Vec4; 3],
     /// Per axis, the index into [`Node4::bounds`] of the plane the ray enters through, and of the
     /// one it leaves through.
     near: [usize; 3],
@@ -267,6 +271,7 @@ impl RayBoxSetup {
         Self {
             origin: [Vec4::splat(ray.origin.x), Vec4::splat(ray.origin.y), Vec4::splat(ray.origin.z)],
             inv_dir: [Vec4::splat(inv.x), Vec4::splat(inv.y), Vec4::splat(inv.z)],
+            inv_dir_exit: [inv.x, inv.y, inv.z].map(|i| Vec4::splat(i * SLAB_EXIT_SCALE)),
             near: [near(0), near(1), near(2)],
             far: [far(0), far(1), far(2)],
             octant: negative as usize,
