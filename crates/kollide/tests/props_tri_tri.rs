@@ -105,3 +105,38 @@ fn real_valued_cases_are_mostly_decisive() {
     assert!(decisive > 1900, "{decisive}");
     assert!(hits > 300 && hits < 1700, "hit rate out of balance: {hits}");
 }
+
+/// Regression (found by the mesh-mesh contact suite at 10,000 cases): a sliver (a vertex rounded
+/// a few ulps off the segment between the other two) crossing a triangle. Its plane is lost to
+/// rounding, so the cut of the other triangle by that plane drifted 0.009 along the other's
+/// edges, off the sliver; the endpoints now lie on both triangles.
+#[test]
+fn sliver_crossing_points_lie_on_both_triangles() {
+    let sliver = [
+        Vec3::new(-0.5257311, 0.8506508, 0.0),
+        Vec3::new(-0.667374, 0.6753254, 0.1545085),
+        Vec3::new(-0.809017, 0.5, 0.309017),
+    ];
+    let other = [
+        Vec3::new(-0.7017011, 0.66177773, 0.17828315),
+        Vec3::new(-0.5565257, 0.582764, 0.22194481),
+        Vec3::new(-0.5869283, 0.71887064, 0.04232642),
+    ];
+    for (t1, t2) in [(sliver, other), (other, sliver)] {
+        let Some(TriangleIntersection::Segment { start, end }) = intersect_triangle_triangle(&t1, &t2) else {
+            panic!("the sliver crosses the triangle");
+        };
+        // An upper bound on the distance from `p` to `t`: to the closest point found on the
+        // triangle, or on one of its edges (the sliver's width is at the rounding level).
+        let off = |p: Vec3, t: &[Vec3; 3]| {
+            (0..3)
+                .map(|k| kollide::primitive::closest_point_segment(p, t[k], t[(k + 1) % 3]).point.distance(p))
+                .fold(kollide::primitive::closest_point_triangle(p, t).point.distance(p), f32::min)
+        };
+        for p in [start, end] {
+            for t in [&t1, &t2] {
+                assert!(off(p, t) < 1e-6, "{p} is {} off {t:?}", off(p, t));
+            }
+        }
+    }
+}

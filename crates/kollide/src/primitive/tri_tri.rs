@@ -84,14 +84,50 @@ impl Crossing {
         let (b_lo, b_hi) = if key(k) <= key(l) { (k, l) } else { (l, k) };
         let start = if key(a_lo) >= key(b_lo) { a_lo } else { b_lo };
         let end = if key(a_hi) <= key(b_hi) { a_hi } else { b_hi };
-        if key(start) <= key(end) {
-            TriangleIntersection::Segment { start, end }
+        let (start, end) = if key(start) <= key(end) {
+            (start, end)
         } else {
             // The exact test found contact but rounding crossed the endpoints: they touch.
             let mid = 0.5 * (start + end);
-            TriangleIntersection::Segment { start: mid, end: mid }
+            (mid, mid)
+        };
+        // A sliver's plane is lost to rounding, so the other triangle's cut by it is not to be
+        // trusted; the sliver's cut by the other's plane is: clip it to the other triangle.
+        match (is_sliver(&self.t1, n1), is_sliver(&self.t2, n2)) {
+            (true, false) => clip_in_plane(i, j, &self.t2, n2),
+            (false, true) => clip_in_plane(k, l, &self.t1, n1),
+            _ => TriangleIntersection::Segment { start, end },
         }
     }
+}
+
+/// Whether the triangle with normal `n = (t1 - t0) × (t2 - t0)` is a sliver, whose plane `f32`
+/// cannot locate: the sine of its angle at `t0` below `1e-3`. The normal's direction is then off
+/// by up to `ε / sin` radians, and a cut of the other triangle by that plane drifts along its
+/// edges.
+fn is_sliver(t: &[Vec3; 3], n: Vec3) -> bool {
+    n.length_squared() < 1e-6 * (t[1] - t[0]).length_squared() * (t[2] - t[0]).length_squared()
+}
+
+/// The part of the segment `a`–`b` (lying in the plane of `t`, whose normal is `n`) inside `t`:
+/// Cyrus–Beck clipping by the three edges' inward normals `n × edge` (either winding: the sign of
+/// `n` flips all three). The exact test has already found contact, so a clip that rounding
+/// empties gives the point of the segment at the crossing of the bounds.
+fn clip_in_plane(a: Vec3, b: Vec3, t: &[Vec3; 3], n: Vec3) -> TriangleIntersection {
+    let (mut lo, mut hi) = (0.0f32, 1.0f32);
+    for k in 0..3 {
+        let inward = n.cross(t[(k + 1) % 3] - t[k]);
+        let (at_a, rate) = (inward.dot(a - t[k]), inward.dot(b - a));
+        // inside where at_a + s · rate >= 0
+        if rate > 0.0 {
+            lo = lo.max(-at_a / rate);
+        } else if rate < 0.0 {
+            hi = hi.min(-at_a / rate);
+        }
+    }
+    let (lo, hi) = if lo <= hi { (lo, hi) } else { (0.5 * (lo + hi), 0.5 * (lo + hi)) };
+    let at = |s: f32| a + (b - a) * s.clamp(0.0, 1.0);
+    TriangleIntersection::Segment { start: at(lo), end: at(hi) }
 }
 
 /// Apex choice for a triangle given the exact sides `s` of its vertices relative to the other
