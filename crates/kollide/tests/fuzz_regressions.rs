@@ -59,3 +59,54 @@ fn ray_triangle_does_not_clamp_an_overflowed_hit_to_a_finite_max_t() {
         assert_eq!(ray_triangle_with(&setup, max_t, &tri), None, "max_t {max_t}");
     }
 }
+
+/// `convex_pairs`: a thin cylinder under a map with entries from 1e-40 to 1e20 against a ball.
+/// EPA's closest face had NaN weights and `f32::clamp(0, NaN)` panicked; any answer or error is
+/// fine, a panic is not.
+#[test]
+fn contact_under_a_map_of_huge_and_subnormal_entries_does_not_panic() {
+    use glam::Vec3A;
+    use kollide::math::Mat3A;
+    use kollide::shape::{Ball, Cylinder};
+    let ball = Shape::Convex(Ball::new(8.0).into());
+    let ball_to_world = Affine3A {
+        matrix3: Mat3A::from_cols(
+            Vec3A::new(0.5384724, 0.038957335, -0.3148885),
+            Vec3A::new(-0.038193077, 0.4985259, -0.0036351886),
+            Vec3A::new(0.6273538, 0.05593604, 1.0797215),
+        ),
+        translation: Vec3A::splat(-8.0),
+    };
+    let cylinder = Shape::Convex(Cylinder::new(5.25, 0.125).into());
+    let cylinder_to_world = Affine3A {
+        matrix3: Mat3A::from_cols(
+            Vec3A::new(-1e-40, 1e20, -6.5),
+            Vec3A::new(1.875, 1e-20, 7.75),
+            Vec3A::new(775000.0, -7.0, -8.0),
+        ),
+        translation: Vec3A::splat(-8.0),
+    };
+    let _ = query::contact(&ball, &ball_to_world, &cylinder, &cylinder_to_world, -8.0);
+    let _ = query::contact(&cylinder, &cylinder_to_world, &ball, &ball_to_world, 0.0);
+}
+
+/// `broad_phase`: a box spanning 2³² cells on each axis made the spatial hash's cell count
+/// (a product over the axes) overflow `u64`; it now saturates, and the box is oversized.
+#[test]
+fn spatial_hash_counts_the_cells_of_a_huge_box_without_overflow() {
+    use kollide::bounds::Aabb3;
+    use kollide::broad::{BroadPhase, BruteForce, HashSettings, PairEvents, SpatialHash};
+    let settings = HashSettings { cell_size: Some(1.0), margin: 0.0, max_cells_per_object: 16 };
+    let mut hash = SpatialHash::<Aabb3>::with_settings(settings);
+    let mut brute = BruteForce::<Aabb3>::new();
+    let boxes = [Aabb3::new(Vec3::splat(-1e30), Vec3::splat(1e30)), Aabb3::new(Vec3::ZERO, Vec3::ONE)];
+    for (id, b) in boxes.into_iter().enumerate() {
+        hash.insert(id as u32, b).unwrap();
+        brute.insert(id as u32, b).unwrap();
+    }
+    let (mut from_hash, mut from_brute) = (PairEvents::default(), PairEvents::default());
+    hash.find_pairs(&mut from_hash);
+    brute.find_pairs(&mut from_brute);
+    assert_eq!(from_hash.pairs, from_brute.pairs);
+    assert_eq!(from_hash.pairs, [(0, 1)]);
+}

@@ -163,7 +163,8 @@ impl<B: BroadBounds> SpatialHash<B> {
             // Saturating float → int casts keep far-away boxes finite; they share edge cells.
             lo[axis] = (b.lo(axis) * inv).floor() as i32;
             hi[axis] = (b.hi(axis) * inv).floor() as i32;
-            count *= (i64::from(hi[axis]) - i64::from(lo[axis]) + 1).max(1) as u64;
+            // Up to 2³² cells per axis: the product of three overflows `u64`, so it saturates.
+            count = count.saturating_mul((i64::from(hi[axis]) - i64::from(lo[axis]) + 1).max(1) as u64);
         }
         (count <= u64::from(self.settings.max_cells_per_object)).then_some((lo, hi))
     }

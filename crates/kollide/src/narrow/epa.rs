@@ -205,8 +205,9 @@ pub(crate) fn epa(a: &impl SupportMap, b: &impl SupportMap, simplex: &Simplex) -
         (0.0, 0.0)
     };
     if !(u >= 0.0 && v >= 0.0 && u + v <= 1.0) {
-        u = u.clamp(0.0, 1.0);
-        v = v.clamp(0.0, 1.0 - u);
+        // Into the triangle; a NaN weight (from a face of overflowed or NaN vertices) becomes 0.
+        u = if u > 0.0 { u.min(1.0) } else { 0.0 };
+        v = if v > 0.0 { v.min(1.0 - u) } else { 0.0 };
     }
     let point_a = i.a * (1.0 - u - v) + j.a * u + k.a * v;
     let point_b = i.b() * (1.0 - u - v) + j.b() * u + k.b() * v;
