@@ -136,24 +136,22 @@ struct SelfPair {
 
 impl TriMesh {
     /// Calls `found(i, j)` with the leaf slots `i != j` of every pair of triangles that
-    /// [`triangles_self_intersect`], each unordered pair once.
+    /// [`triangles_self_intersect`], each unordered pair once, until it returns `false`; returns
+    /// `false` if it was stopped.
     ///
     /// The BVH is descended against itself. A node paired with itself opens into its children
     /// paired with it, and those into the children pairs `(i, j)` with `j >= i` only, so that
     /// two disjoint subtrees meet in one order; at a leaf paired with itself the slots pair
     /// `k < l`.
-    pub(crate) fn for_each_self_intersection(&self, mut found: impl FnMut(u32, u32)) {
+    pub(crate) fn for_each_self_intersection(&self, mut found: impl FnMut(u32, u32) -> bool) -> bool {
         let bvh = self.bvh();
         let root = SelfPair { a: bvh.bounds(), b: bvh.bounds(), sharing: Sharing::Same };
+        // False to stop.
         let mut test = |k: u32, l: u32| {
             let (ck, cl) = (self.slot_corners(k), self.slot_corners(l));
             let (bk, bl) = (super::trimesh::triangle_box_of(ck), super::trimesh::triangle_box_of(cl));
-            if bk.overlaps(&bl) {
-                let ids = |s: u32| self.triangles()[self.slot_id(s) as usize];
-                if triangles_self_intersect(self.vertices(), ids(k), ids(l)) {
-                    found(k, l);
-                }
-            }
+            let ids = |s: u32| self.triangles()[self.slot_id(s) as usize];
+            !(bk.overlaps(&bl) && triangles_self_intersect(self.vertices(), ids(k), ids(l))) || found(k, l)
         };
         bvh.descend_pairs(
             bvh,
@@ -198,17 +196,12 @@ impl TriMesh {
             },
             |ra, rb, p| {
                 if p.sharing == Sharing::Same {
-                    for k in ra.clone() {
-                        (k + 1..ra.end).for_each(|l| test(k, l));
-                    }
+                    ra.clone().all(|k| (k + 1..ra.end).all(|l| test(k, l)))
                 } else {
-                    for k in ra {
-                        rb.clone().for_each(|l| test(k, l));
-                    }
+                    ra.clone().all(|k| rb.clone().all(|l| test(k, l)))
                 }
-                true
             },
-        );
+        )
     }
 }
 

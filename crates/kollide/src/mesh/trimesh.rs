@@ -151,6 +151,9 @@ pub struct TriMesh {
     slots: Vec<Slot>,
     /// Computed on first use; reset when vertices move (the self-intersections follow them).
     topology: OnceLock<TopologyReport>,
+    /// The topology report from the indices alone (no self-intersection count), which the solid
+    /// data needs: computed on first use, kept when vertices move.
+    connectivity: OnceLock<TopologyReport>,
     /// Computed on first use, like the one below; they depend on the indices only.
     edge_neighbors: OnceLock<Vec<[EdgeNeighbor; 3]>>,
     component_seeds: OnceLock<Vec<u32>>,
@@ -239,6 +242,7 @@ impl TriMesh {
             bvh,
             slots,
             topology: OnceLock::new(),
+            connectivity: OnceLock::new(),
             edge_neighbors: OnceLock::new(),
             component_seeds: OnceLock::new(),
             solid: OnceLock::new(),
@@ -284,11 +288,12 @@ impl TriMesh {
     /// query of the mesh with a copy of itself).
     pub fn topology(&self) -> &TopologyReport {
         self.topology.get_or_init(|| {
-            let components = self.component_seeds().len();
-            let mut report =
-                mesh_report(&self.triangles, self.vertices.len(), self.edge_neighbors(), components);
+            let mut report = *self.connectivity();
             let mut pairs = 0;
-            self.for_each_self_intersection(|_, _| pairs += 1);
+            self.for_each_self_intersection(|_, _| {
+                pairs += 1;
+                true
+            });
             report.self_intersecting_pairs = Some(pairs);
             report
         })
@@ -301,13 +306,23 @@ impl TriMesh {
         self.for_each_self_intersection(|k, l| {
             let (i, j) = (self.slot_id(k), self.slot_id(l));
             out.push((i.min(j), i.max(j)));
+            true
         });
+    }
+
+    /// [`TriMesh::topology`] without the self-intersections.
+    fn connectivity(&self) -> &TopologyReport {
+        self.connectivity.get_or_init(|| {
+            let components = self.component_seeds().len();
+            mesh_report(&self.triangles, self.vertices.len(), self.edge_neighbors(), components)
+        })
     }
 
     /// True if the mesh is closed and consistently oriented, so that it bounds a volume and
     /// inside/outside queries are defined (also when it passes through itself; see the type's
-    /// documentation for what inside means then). The first call computes the topology and, for
-    /// a solid mesh, its adjacency and pseudo-normals.
+    /// documentation for what inside means then). The first call computes the edge topology and,
+    /// for a solid mesh, its adjacency, pseudo-normals and whether it passes through itself (a
+    /// search that stops at the first crossing pair; [`TriMesh::topology`] counts them all).
     pub fn is_solid(&self) -> bool {
         self.solid().is_some()
     }
@@ -435,7 +450,7 @@ impl TriMesh {
     pub(crate) fn solid(&self) -> Option<&Solid> {
         self.solid
             .get_or_init(|| {
-                let t = self.topology();
+                let t = self.connectivity();
                 (t.closed && t.inconsistent_orientation_edges == 0).then(|| self.build_solid())
             })
             .as_ref()
@@ -467,7 +482,12 @@ impl TriMesh {
             }
         }
         let orientation = if signed_volume < 0.0 { -1.0 } else { 1.0 };
-        let self_intersecting = self.topology().self_intersecting_pairs.is_some_and(|n| n > 0);
+        // Whether any pair crosses: the search stops at the first (a corrupted mesh may have
+        // quadratically many), unless the report has already counted them.
+        let self_intersecting = match self.topology.get() {
+            Some(report) => report.self_intersecting_pairs.is_some_and(|n| n > 0),
+            None => !self.for_each_self_intersection(|_, _| false),
+        };
         Solid { neighbors, vertex_normals, orientation, self_intersecting }
     }
 }
