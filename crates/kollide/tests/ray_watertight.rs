@@ -18,13 +18,15 @@ use kollide::math::{Affine3A, Ray2, Ray3, Vec2, Vec3};
 use kollide::mesh::io::load;
 use kollide::mesh::{MeshInstance, TriMesh};
 use kollide::primitive::ray_triangle;
+use kollide_testkit::cases;
 use kollide_testkit::random::{self, TestRng};
 use kollide_testkit::reference_mesh as brute;
 use rand::Rng;
 use std::path::Path;
 use std::sync::Arc;
 
-/// Rays per mesh in mesh space, and per mesh through random affine instances.
+/// Rays per mesh in mesh space, and per mesh through random affine instances (before the
+/// `KOLLIDE_CASES` scale of [`cases`]).
 const RAYS_LOCAL: usize = 10_000;
 const RAYS_INSTANCED: usize = 7_000;
 
@@ -119,7 +121,7 @@ fn rays_aimed_at_vertices_and_edges_are_never_lost_nor_pass_through() {
         let tris = brute::corners(mesh.vertices(), mesh.triangles());
         let size = mesh.bounds().size().length();
         let inside = |p: Vec3| brute::winding_number(&tris, p).abs() >= 0.5;
-        for i in 0..RAYS_LOCAL {
+        for i in 0..cases(RAYS_LOCAL) {
             let target = target(&mut rng, &tris);
             let ray = aimed_ray(&mut rng, target, size, inside);
             let expected = brute::ray_closest(&tris, &ray, f32::INFINITY).map(|(t, _)| t);
@@ -150,7 +152,7 @@ fn rays_aimed_at_vertices_and_edges_are_never_lost_nor_pass_through() {
             }
         }
         let shared = Arc::new(mesh);
-        for i in 0..RAYS_INSTANCED {
+        for i in 0..cases(RAYS_INSTANCED) {
             let to_world = random::affine3(&mut rng, 2.0);
             let instance = MeshInstance::new(shared.clone(), to_world).expect("random maps are invertible");
             let to_local = to_world.inverse();
@@ -171,8 +173,8 @@ fn rays_aimed_at_vertices_and_edges_are_never_lost_nor_pass_through() {
             }
         }
     }
-    let total = CLOSED_MESHES.len() * (RAYS_LOCAL + RAYS_INSTANCED);
-    assert!(total >= 100_000);
+    let total = CLOSED_MESHES.len() * (cases(RAYS_LOCAL) + cases(RAYS_INSTANCED));
+    assert!(CLOSED_MESHES.len() * (RAYS_LOCAL + RAYS_INSTANCED) >= 100_000);
     // Most rays cross the surface at their target, so the pass-through check has teeth.
     assert!(crossings > total / 3, "only {crossings} of {total} rays cross at their target");
     assert!(failures.is_empty(), "{} of {total} rays failed:\n{}", failures.len(), failures.join("\n"));
@@ -208,7 +210,7 @@ fn ray_aimed_at_a_lone_triangles_corner_is_not_lost() {
 fn rays_aimed_at_lone_triangle_corners_are_never_lost() {
     let mut rng = random::rng(6);
     let mut lost = 0;
-    for _ in 0..20_000 {
+    for _ in 0..cases(20_000) {
         let tri = random::triangle3(&mut rng, Vec3::ZERO, 1.0);
         let target = tri[rng.random_range(0..3)];
         let origin = random::point3(&mut rng, 4.0);
@@ -283,7 +285,7 @@ fn broad_phase_rays_are_conservative<B: BroadBounds, const D: usize>(
     make_ray: impl Fn([f32; D], [f32; D]) -> B::Ray,
 ) {
     let mut rng = random::rng(29 + D as u64);
-    let (boxes, rays) = box_scene::<D>(&mut rng, 2_000, 10_000);
+    let (boxes, rays) = box_scene::<D>(&mut rng, 2_000, cases(10_000));
     let phases: Vec<(&str, Box<dyn BroadPhase<B>>)> = vec![
         ("brute force", Box::new(BruteForce::<B>::new())),
         ("sweep and prune", Box::new(SweepAndPrune::<B>::new())),
