@@ -187,7 +187,12 @@ pub fn check_mesh_against_brute_force(u: &mut Unstructured, mesh: &TriMesh) {
             (Some(f), Some(b)) => (f - b).abs() <= 4.0 * f32::EPSILON * b,
             (f, b) => f == b,
         };
-        assert!(same, "cast_ray {fast:?} vs brute force {brute:?}: ray {ray:?} max_t {max_t}");
+        if !same {
+            let hit = (0..mesh.triangle_count() as u32)
+                .filter_map(|id| Some((ray_triangle(&ray, max_t, &mesh.triangle(id)?)?.t, mesh.triangle(id)?)))
+                .min_by(|a, b| a.0.total_cmp(&b.0));
+            panic!("cast_ray {fast:?} vs brute force {brute:?} (triangle {hit:?}): ray {ray:?} max_t {max_t}");
+        }
         assert_eq!(mesh.cast_ray_t(&ray, max_t), fast, "cast_ray_t vs cast_ray: {ray:?} {max_t}");
         if mesh.intersects_ray(&ray, max_t) != fast.is_some() {
             panic!("intersects_ray vs cast_ray {fast:?}: ray {ray:?} max_t {max_t}");

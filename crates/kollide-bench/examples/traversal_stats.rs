@@ -8,7 +8,7 @@
 //! leaves only look up each ray's known answer (the same nodes visited, no triangle read), each
 //! timed once cold (rays in order) and once warm (each ray cast a second time at once).
 use glam::{Vec3, Vec4};
-use kollide::bvh::{Child, RayBoxSetup};
+use kollide::bvh::Child;
 use kollide::math::Ray3;
 use kollide::mesh::TriMesh;
 use kollide::mesh::io::load;
@@ -57,7 +57,7 @@ fn main() {
     // Closest hit, with the library's traversal and a counting leaf test.
     let (mut nodes, mut leaves, mut tris) = (0usize, 0usize, 0usize);
     for r in &rays {
-        let boxes = RayBoxSetup::new(r);
+        let boxes = mesh.bvh().ray_box_setup(r);
         let setup = RayTriangleSetup::new(r);
         mesh.bvh().traverse_ordered(
             f32::MAX,
@@ -81,7 +81,7 @@ fn main() {
     // Any hit.
     let (mut nodes, mut tris) = (0usize, 0usize);
     for r in &rays {
-        let boxes = RayBoxSetup::new(r);
+        let boxes = mesh.bvh().ray_box_setup(r);
         let setup = RayTriangleSetup::new(r);
         mesh.bvh().traverse(
             |node| {

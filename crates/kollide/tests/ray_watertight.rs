@@ -348,3 +348,52 @@ fn ray_running_in_a_box_face_plane_reaches_the_edge_on_it() {
         assert!(mesh.intersects_ray(&ray, f32::INFINITY), "{dir}");
     }
 }
+
+/// Checks that a mesh of `tris` finds what `ray_triangle` finds on each of them (the closest `t`,
+/// up to the rounding of `t`), by the closest, `t`-only and any-hit queries.
+fn assert_mesh_finds_brute_force_hit(tris: &[[Vec3; 3]], ray: &Ray3) {
+    let expected = brute::ray_closest(tris, ray, f32::INFINITY).map(|(t, _)| t);
+    assert!(expected.is_some(), "the ray hits a triangle");
+    let vertices = tris.iter().flatten().copied().collect();
+    let triangles = (0..tris.len() as u32).map(|i| [3 * i, 3 * i + 1, 3 * i + 2]).collect();
+    let mesh = TriMesh::new(vertices, triangles).unwrap();
+    assert!(same_hit(mesh.cast_ray(ray, f32::INFINITY).map(|hit| hit.t), expected));
+    assert!(same_hit(mesh.cast_ray_t(ray, f32::INFINITY), expected));
+    assert!(mesh.intersects_ray(ray, f32::INFINITY));
+}
+
+/// Regression (`trimesh_new` fuzz target): a direction with a subnormal component, whose
+/// reciprocal overflows to infinity. The ray reaches the box only at its corner, where the
+/// triangle test (on vertices rounded to the origin's scale) hits just before it; the box test
+/// now pads the boxes by the rounding at the scale of the scene ([`kollide::bvh::RAY_BOX_PAD`]).
+#[test]
+fn ray_with_a_subnormal_direction_component_is_not_lost() {
+    let tri = [Vec3::new(-11.75, 7.75, -1e-40), Vec3::new(-6.0, 2.0, -1e-40), Vec3::new(-6.0, 7.75, -5.75)];
+    let ray = Ray3::new(Vec3::new(7.75, -5.25, 0.0), Vec3::new(-19.5, 13.0, -1e-40));
+    assert_mesh_finds_brute_force_hit(&[tri], &ray);
+}
+
+/// Regression (`load_stl` fuzz target): a triangle with coordinates up to 4e21 is hit at the
+/// ray's origin, which lies 4.25 from its box: far below the rounding of coordinates that
+/// size, which the triangle test works at, but outside the box, which the unpadded slab test
+/// trusted exactly.
+#[test]
+fn ray_starting_on_a_huge_triangle_within_its_rounding_is_not_lost() {
+    let huge = [
+        Vec3::new(-3.3827585e-13, 5.794829e-39, 6973554700.0),
+        Vec3::new(1.5903269e-29, 4.103959e-16, 2.632622e-37),
+        Vec3::new(8189.8438, 3.2323227e-24, -3.7036337e21),
+    ];
+    let ray = Ray3::new(Vec3::new(4.5, 4.25, -4.0), Vec3::new(-3.4822104, -4.5046473, 4.8640523));
+    assert_mesh_finds_brute_force_hit(&[huge], &ray);
+    // With small triangles hit first (near t = 0.79, before the ray reaches the huge one's box
+    // at 0.94), the traversal pruned that box by their hit.
+    let mut tris: Vec<[Vec3; 3]> = (0..16)
+        .map(|i| {
+            let c = ray.at(0.79) + Vec3::new(0.0, 0.0, 3.0 * i as f32);
+            [c + Vec3::new(-1.0, 0.0, -1.0), c + Vec3::new(1.0, 0.0, -1.0), c + Vec3::new(0.0, 0.0, 1.0)]
+        })
+        .collect();
+    tris.push(huge);
+    assert_mesh_finds_brute_force_hit(&tris, &ray);
+}

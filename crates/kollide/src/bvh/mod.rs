@@ -17,7 +17,7 @@ mod tree;
 
 pub use build::BvhSettings;
 pub(crate) use node::ray_limit;
-pub use node::{Child, MAX_LEAF_SIZE, MAX_PRIMITIVES, Node4, RayBoxSetup};
+pub use node::{Child, MAX_LEAF_SIZE, MAX_PRIMITIVES, Node4, RAY_BOX_PAD, RayBoxSetup};
 pub(crate) use pair::{ChildPairs, Tree};
 pub use tree::Bvh3;
 

@@ -223,8 +223,8 @@ impl Node4 {
     #[inline]
     pub fn ray_entry(&self, ray: &RayBoxSetup, max_t: f32) -> (Vec4, u32) {
         let b = &self.bounds;
-        let enter_t = |axis: usize| (b[ray.near[axis]] - ray.origin[axis]) * ray.inv_dir[axis];
-        let exit_t = |axis: usize| (b[ray.far[axis]] - ray.origin[axis]) * ray.inv_dir_exit[axis];
+        let enter_t = |axis: usize| (b[ray.near[axis]] - ray.origin_enter[axis]) * ray.inv_dir[axis];
+        let exit_t = |axis: usize| (b[ray.far[axis]] - ray.origin_exit[axis]) * ray.inv_dir_exit[axis];
         let enter = enter_t(0).max(enter_t(1)).max(enter_t(2).max(Vec4::ZERO));
         let exit = exit_t(0).min(exit_t(1)).min(exit_t(2).min(Vec4::splat(max_t * SLAB_EXIT_SCALE)));
         let hit: BVec4A = enter.cmple(exit);
@@ -243,12 +243,24 @@ pub(crate) fn ray_limit(max_t: f32) -> Option<f32> {
 
 /// Per-ray constants of the SIMD slab test: the origin and `1/dir`, splatted.
 ///
+/// The boxes are padded by [`RAY_BOX_PAD`] times the farthest coordinate of the scene from the
+/// origin: the watertight ray/triangle test decides exactly, but on vertices moved by rounding
+/// (translated to the origin and sheared along the ray, a few ulps of that distance), so a
+/// triangle it hits may lie outside its box by that much, which no scaling of `t` covers when
+/// the ray runs almost parallel to a face of the box. The pad moves the origin forward by `pad`
+/// along each axis for the entry planes and back for the exit planes, so it costs no
+/// instruction per node.
+///
 /// A zero direction component gives `1/dir = ±∞` (the sign of the zero), so that axis's `t`
-/// values are `±∞` of the right sign: the slab holds the whole ray or none of it. Its origin on
-/// one of the slab's planes gives `0 · ∞ = NaN`, which [`Node4::ray_entry`] drops.
+/// values are `±∞` of the right sign: the slab holds the whole ray or none of it. A subnormal
+/// component overflows to the same. The origin on one of the (padded) slab's planes gives
+/// `0 · ∞ = NaN`, which [`Node4::ray_entry`] drops.
 #[derive(Clone, Copy, Debug)]
 pub struct RayBoxSetup {
-    origin: [Vec4; 3],
+    /// The origin moved by the pad: forward (along the direction's signs) for the entry planes,
+    /// back for the exit planes.
+    origin_enter: [Vec4; 3],
+    origin_exit: [Vec4; 3],
     inv_dir: [Vec4; 3],
     /// `inv_dir` scaled by [`SLAB_EXIT_SCALE`], for the planes the ray leaves through.
     inv_dir_exit: [Vec4; 3],
@@ -260,16 +272,29 @@ pub struct RayBoxSetup {
     pub(super) octant: usize,
 }
 
+/// The pad of [`RayBoxSetup`] relative to the scene's reach from the ray's origin: `2⁻¹⁹`,
+/// `32u`. The ray/triangle test's shear `x' = (x - o_x) - S_x (z - o_z)` (with `|S_x| <= 1`) moves
+/// a vertex by at most about `4u` of twice the reach on each of two axes, `16u`; twice that is
+/// kept as a margin.
+pub const RAY_BOX_PAD: f32 = 1.0 / (1 << 19) as f32;
+
 impl RayBoxSetup {
-    pub fn new(ray: &Ray3) -> Self {
+    /// The setup for testing `ray` against boxes inside `scene` (a tree's root box, which sets
+    /// the pad).
+    pub fn new(ray: &Ray3, scene: &Aabb3) -> Self {
         let inv = Vec3A::ONE / Vec3A::from(ray.dir);
         // A negative `1/dir` (sign bit set, including `-∞` for a direction of -0) enters through
         // the maximum.
         let negative = inv.is_negative_bitmask();
         let near = |axis: usize| axis + 3 * ((negative >> axis) & 1) as usize;
         let far = |axis: usize| 3 - 3 * ((negative >> axis) & 1) as usize + axis;
+        let o = Vec3A::from(ray.origin);
+        let reach = (Vec3A::from(scene.max) - o).abs().max((Vec3A::from(scene.min) - o).abs()).max_element();
+        let forward = Vec3A::splat(RAY_BOX_PAD * reach).copysign(inv);
+        let splat = |v: Vec3A| [Vec4::splat(v.x), Vec4::splat(v.y), Vec4::splat(v.z)];
         Self {
-            origin: [Vec4::splat(ray.origin.x), Vec4::splat(ray.origin.y), Vec4::splat(ray.origin.z)],
+            origin_enter: splat(o + forward),
+            origin_exit: splat(o - forward),
             inv_dir: [Vec4::splat(inv.x), Vec4::splat(inv.y), Vec4::splat(inv.z)],
             inv_dir_exit: [inv.x, inv.y, inv.z].map(|i| Vec4::splat(i * SLAB_EXIT_SCALE)),
             near: [near(0), near(1), near(2)],

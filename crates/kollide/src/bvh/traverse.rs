@@ -3,7 +3,7 @@
 
 use super::node::{LEAF_SHIFT, inner_index, leaf_range, ray_limit};
 use super::stack::{STACK_SIZE, TraversalStack};
-use super::{Bvh3, Node4, RayBoxSetup};
+use super::{Bvh3, Node4};
 use crate::math::Ray3;
 use glam::Vec4;
 use std::ops::Range;
@@ -173,7 +173,7 @@ impl Bvh3 {
         leaf: impl FnMut(Range<u32>, f32) -> Option<f32>,
     ) -> Option<f32> {
         let max_t = ray_limit(max_t)?;
-        let setup = RayBoxSetup::new(ray);
+        let setup = self.ray_box_setup(ray);
         self.traverse_ordered(max_t, |node, limit| node.ray_entry(&setup, *limit), leaf)
     }
 
@@ -189,7 +189,7 @@ impl Bvh3 {
         let Some(max_t) = ray_limit(max_t).filter(|_| !self.nodes.is_empty()) else {
             return false;
         };
-        let setup = RayBoxSetup::new(ray);
+        let setup = self.ray_box_setup(ray);
         let mut stack = TraversalStack::<u32, STACK_SIZE>::new();
         let mut node = &self.nodes[0];
         loop {

@@ -1,7 +1,8 @@
 //! [`Bvh3`]: the nodes and the leaf order, and refitting after primitives move.
 
-use super::{Child, Node4};
+use super::{Child, Node4, RayBoxSetup};
 use crate::bounds::Aabb3;
+use crate::math::Ray3;
 
 /// A bounding volume hierarchy over 3D boxes with four children per node.
 ///
@@ -35,6 +36,11 @@ impl Bvh3 {
     /// The box around everything, or [`Aabb3::EMPTY`] for an empty hierarchy.
     pub fn bounds(&self) -> Aabb3 {
         self.nodes.first().map_or(Aabb3::EMPTY, Node4::bounds)
+    }
+
+    /// The per-ray constants of [`Node4::ray_entry`] for testing `ray` against this tree's boxes.
+    pub fn ray_box_setup(&self, ray: &Ray3) -> RayBoxSetup {
+        RayBoxSetup::new(ray, &self.bounds())
     }
 
     /// Heap bytes used by nodes and the leaf order.

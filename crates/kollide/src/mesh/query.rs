@@ -3,7 +3,7 @@
 
 use super::trimesh::TriMesh;
 use crate::bounds::{Aabb3, Obb3, Sphere};
-use crate::bvh::{RayBoxSetup, ray_limit};
+use crate::bvh::ray_limit;
 use crate::math::Ray3;
 use crate::primitive::{
     RayHit3, RayTriangleSetup, TriangleCrossing, TriangleFeature, closest_point_triangle,
@@ -112,7 +112,7 @@ impl TriMesh {
     pub fn cast_ray_all(&self, ray: &Ray3, max_t: f32, hits: &mut Vec<RayHit3>) {
         let Some(max_t) = ray_limit(max_t) else { return };
         let setup = RayTriangleSetup::new(ray);
-        let boxes = RayBoxSetup::new(ray);
+        let boxes = self.bvh().ray_box_setup(ray);
         let start = hits.len();
         self.bvh().traverse(
             |node| node.ray_entry(&boxes, max_t).1,
@@ -357,7 +357,7 @@ impl TriMesh {
         let ray = Ray3::new(p, dir);
         let max_t = ray_limit(f32::MAX)?;
         let setup = RayTriangleSetup::new(&ray);
-        let boxes = RayBoxSetup::new(&ray);
+        let boxes = self.bvh().ray_box_setup(&ray);
         let mut winding = Some(0);
         self.bvh().traverse(
             |node| node.ray_entry(&boxes, max_t).1,
