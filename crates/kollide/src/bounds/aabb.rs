@@ -52,16 +52,16 @@ pub trait Bounds: Copy {
     fn center(&self) -> Self::Point;
 }
 
-/// The factor by which every slab test scales the exit parameter before comparing it with the
-/// entry, so that a ray that touches a box in exact arithmetic is never rejected by rounding
-/// (a ray aimed at a mesh vertex lying on a node's box face, for example).
+/// The factor by which the slab tests of boxes ([`Aabb3::ray_interval`], [`Aabb2::ray_interval`],
+/// the broad phases) scale the exit parameter before comparing it with the entry, so that a ray
+/// that touches a box in exact arithmetic (aimed at its corner, say) is never rejected by
+/// rounding. BVH traversals pad their boxes instead (`bvh::RAY_BOX_PAD`).
 ///
 /// Each slab parameter `t = (b - o) · (1/d)` takes three roundings (the reciprocal, the
 /// difference, the product), so the computed `t̃` has `|t̃ - t| ≤ γ₃ |t|` with `γ₃ = 3u / (1 - 3u)`
 /// and `u = 2⁻²⁴`; the signs are exact. If `entry ≤ exit` exactly, then `entry~ ≤ exit~ · (1 + γ₃) /
-/// (1 - γ₃)`, just under `1 + 6u`. `1 + 8u = 1 + 4ε` also covers one more rounding on the exit
-/// side, `(1 + γ₃) / (1 - γ₄) < 1 + 8u`: of the scaling product, or of a `1/d` scaled in advance
-/// (Ize, "Robust BVH Ray Traversal", JCGT 2(2), 2013; Pharr, Jakob, Humphreys, *Physically Based
+/// (1 - γ₃)`, just under `1 + 6u`; `1 + 8u = 1 + 4ε` also covers the rounding of the scaling
+/// product, `(1 + γ₃) / (1 - γ₄) < 1 + 8u` (Ize, "Robust BVH Ray Traversal", JCGT 2(2), 2013; Pharr, Jakob, Humphreys, *Physically Based
 /// Rendering*, §3.9.2). The entry is left as computed, so the boxes reached are a superset of
 /// the exact ones, larger by a relative `4ε` of the distance along the ray.
 pub const SLAB_EXIT_SCALE: f32 = 1.0 + 4.0 * f32::EPSILON;

@@ -24,6 +24,7 @@
 //! in place, so every pass over a range reads memory sequentially.
 
 use super::binned::{BuildParams, Record, Span, Splitter, half_area, pack_all};
+use super::tree::root_bounds;
 use super::{Bvh3, Child, MAX_LEAF_SIZE, MAX_PRIMITIVES, Node4};
 use crate::bounds::Aabb3;
 use glam::Vec3A;
@@ -145,7 +146,8 @@ impl Bvh3 {
         let mut nodes = build_wide(&mut prims, root, params);
         nodes.iter_mut().for_each(Node4::update_order);
         let leaf_order = prims.iter().map(Record::id).collect();
-        Bvh3 { nodes, leaf_order }
+        let bounds = root_bounds(&nodes);
+        Bvh3 { nodes, leaf_order, bounds }
     }
 
     /// Builds over groups of consecutive ids that the tree keeps in one leaf: group `k` holds the
@@ -166,7 +168,7 @@ impl Bvh3 {
             starts.windows(2).map(|run| run[1] - run[0]).max().unwrap_or(1).clamp(1, MAX_LEAF_SIZE as u32);
         let most = MAX_LEAF_SIZE / longest as usize;
         let settings = BvhSettings { max_leaf_size: settings.max_leaf_size.clamp(1, most), ..settings };
-        let Bvh3 { mut nodes, leaf_order: group_order } = Self::build_from_boxes(boxes, settings);
+        let Bvh3 { mut nodes, leaf_order: group_order, bounds } = Self::build_from_boxes(boxes, settings);
         // `position[g]`: where the `g`-th group in leaf order starts among the ids.
         let mut position = Vec::with_capacity(group_order.len() + 1);
         let mut leaf_order = Vec::with_capacity(starts.last().map_or(0, |&n| n as usize));
@@ -181,7 +183,7 @@ impl Bvh3 {
                 *code = Child::Leaf { first, count: end - first }.encode();
             }
         }
-        Bvh3 { nodes, leaf_order }
+        Bvh3 { nodes, leaf_order, bounds }
     }
 }
 

@@ -1,7 +1,7 @@
 //! The 4-wide node: four children's boxes in SoA lanes, so one SIMD step tests a query against
 //! all four, and the codes that say what each child is.
 
-use crate::bounds::{Aabb3, SLAB_EXIT_SCALE};
+use crate::bounds::Aabb3;
 use crate::math::Ray3;
 use glam::{BVec4A, Vec3, Vec3A, Vec4};
 use std::ops::Range;
@@ -209,11 +209,9 @@ impl Node4 {
     /// Per axis the ray enters through the plane it meets first (the minimum for a positive
     /// direction, the maximum for a negative one) and leaves through the other, so no per-lane
     /// min/max is needed (Williams et al., "An Efficient and Robust Ray–Box Intersection
-    /// Algorithm", JGT 2005). Conservative against rounding, as [`Aabb3::ray_interval`]: each
-    /// `t = (plane - origin) · (1/dir)` is the scalar test's, and the exit planes' `t` and `max_t`
-    /// are scaled by [`SLAB_EXIT_SCALE`] (folded into the exit planes' `1/dir`, one more rounding
-    /// that the scale's bound covers), so a ray that touches a box in exact arithmetic (one aimed
-    /// at a vertex on the box's face) reaches the triangles inside.
+    /// Algorithm", JGT 2005). Conservative against rounding: the boxes are padded (see
+    /// [`RayBoxSetup`]), so a ray that touches a box in exact arithmetic, or passes it closer than
+    /// the ray/triangle test's rounding, reaches the triangles inside.
     ///
     /// NaN-safe by operand order: SSE `max`/`min` return their second operand when either is NaN,
     /// and the innermost second operands are `0` and `max_t`. A NaN `t` (`0 · ∞` for a ray with a
@@ -224,9 +222,9 @@ impl Node4 {
     pub fn ray_entry(&self, ray: &RayBoxSetup, max_t: f32) -> (Vec4, u32) {
         let b = &self.bounds;
         let enter_t = |axis: usize| (b[ray.near[axis]] - ray.origin_enter[axis]) * ray.inv_dir[axis];
-        let exit_t = |axis: usize| (b[ray.far[axis]] - ray.origin_exit[axis]) * ray.inv_dir_exit[axis];
+        let exit_t = |axis: usize| (b[ray.far[axis]] - ray.origin_exit[axis]) * ray.inv_dir[axis];
         let enter = enter_t(0).max(enter_t(1)).max(enter_t(2).max(Vec4::ZERO));
-        let exit = exit_t(0).min(exit_t(1)).min(exit_t(2).min(Vec4::splat(max_t * SLAB_EXIT_SCALE)));
+        let exit = exit_t(0).min(exit_t(1)).min(exit_t(2).min(Vec4::splat(max_t)));
         let hit: BVec4A = enter.cmple(exit);
         (enter, hit.bitmask())
     }
@@ -243,13 +241,18 @@ pub(crate) fn ray_limit(max_t: f32) -> Option<f32> {
 
 /// Per-ray constants of the SIMD slab test: the origin and `1/dir`, splatted.
 ///
-/// The boxes are padded by [`RAY_BOX_PAD`] times the farthest coordinate of the scene from the
-/// origin: the watertight ray/triangle test decides exactly, but on vertices moved by rounding
-/// (translated to the origin and sheared along the ray, a few ulps of that distance), so a
-/// triangle it hits may lie outside its box by that much, which no scaling of `t` covers when
-/// the ray runs almost parallel to a face of the box. The pad moves the origin forward by `pad`
-/// along each axis for the entry planes and back for the exit planes, so it costs no
-/// instruction per node.
+/// The boxes are padded on every side by [`RAY_BOX_PAD`] times the ray's reach `R`: the largest
+/// coordinate magnitude of the origin and of the scene relative to it. The pad moves the origin
+/// forward by it along each axis for the entry planes and back for the exit planes, so it costs
+/// no instruction per node. It covers two roundings:
+/// - the slab test's own: `t = (plane - origin) · (1/dir)` takes three roundings (the
+///   reciprocal, the difference, the product) and the padded origin one, about `4u R` in
+///   position (`u = 2⁻²⁴`), so a ray that touches a box exactly is never rejected (the signs of
+///   `t` are exact);
+/// - the ray/triangle test's: it decides exactly, but on vertices translated to the origin and
+///   sheared along the ray, which moves them by up to about `16u R`, so a triangle it hits may
+///   lie that far outside its box, which no scaling of `t` covers when the ray runs almost
+///   parallel to a face of the box (or has a subnormal direction component).
 ///
 /// A zero direction component gives `1/dir = ±∞` (the sign of the zero), so that axis's `t`
 /// values are `±∞` of the right sign: the slab holds the whole ray or none of it. A subnormal
@@ -262,8 +265,6 @@ pub struct RayBoxSetup {
     origin_enter: [Vec4; 3],
     origin_exit: [Vec4; 3],
     inv_dir: [Vec4; 3],
-    /// `inv_dir` scaled by [`SLAB_EXIT_SCALE`], for the planes the ray leaves through.
-    inv_dir_exit: [Vec4; 3],
     /// Per axis, the index into [`Node4::bounds`] of the plane the ray enters through, and of the
     /// one it leaves through.
     near: [usize; 3],
@@ -272,10 +273,9 @@ pub struct RayBoxSetup {
     pub(super) octant: usize,
 }
 
-/// The pad of [`RayBoxSetup`] relative to the scene's reach from the ray's origin: `2⁻¹⁹`,
-/// `32u`. The ray/triangle test's shear `x' = (x - o_x) - S_x (z - o_z)` (with `|S_x| <= 1`) moves
-/// a vertex by at most about `4u` of twice the reach on each of two axes, `16u`; twice that is
-/// kept as a margin.
+/// The pad of [`RayBoxSetup`] relative to the ray's reach: `2⁻¹⁹ = 32u`, twice the larger of
+/// the two roundings it covers. The ray/triangle test's shear `x' = (x - o_x) - S_x (z - o_z)`
+/// (with `|S_x| <= 1`) moves a vertex by at most about `4u` of twice the reach on each of two axes.
 pub const RAY_BOX_PAD: f32 = 1.0 / (1 << 19) as f32;
 
 impl RayBoxSetup {
@@ -289,14 +289,17 @@ impl RayBoxSetup {
         let near = |axis: usize| axis + 3 * ((negative >> axis) & 1) as usize;
         let far = |axis: usize| 3 - 3 * ((negative >> axis) & 1) as usize + axis;
         let o = Vec3A::from(ray.origin);
-        let reach = (Vec3A::from(scene.max) - o).abs().max((Vec3A::from(scene.min) - o).abs()).max_element();
+        let reach = (Vec3A::from(scene.max) - o)
+            .abs()
+            .max((Vec3A::from(scene.min) - o).abs())
+            .max(o.abs())
+            .max_element();
         let forward = Vec3A::splat(RAY_BOX_PAD * reach).copysign(inv);
         let splat = |v: Vec3A| [Vec4::splat(v.x), Vec4::splat(v.y), Vec4::splat(v.z)];
         Self {
             origin_enter: splat(o + forward),
             origin_exit: splat(o - forward),
             inv_dir: [Vec4::splat(inv.x), Vec4::splat(inv.y), Vec4::splat(inv.z)],
-            inv_dir_exit: [inv.x, inv.y, inv.z].map(|i| Vec4::splat(i * SLAB_EXIT_SCALE)),
             near: [near(0), near(1), near(2)],
             far: [far(0), far(1), far(2)],
             octant: negative as usize,

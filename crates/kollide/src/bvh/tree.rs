@@ -11,10 +11,23 @@ use crate::math::Ray3;
 /// in the slice given to [`Bvh3::build`]; [`Bvh3::leaf_order`] lists them in the order leaves
 /// refer to, so a caller can store per-primitive data in leaf order and read a leaf as one
 /// contiguous run.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Bvh3 {
     pub(super) nodes: Vec<Node4>,
     pub(super) leaf_order: Vec<u32>,
+    /// The root's box, kept by every build and refit: each ray cast needs it for its setup.
+    pub(super) bounds: Aabb3,
+}
+
+/// The box of the root (node 0), or [`Aabb3::EMPTY`] for no nodes.
+pub(super) fn root_bounds(nodes: &[Node4]) -> Aabb3 {
+    nodes.first().map_or(Aabb3::EMPTY, Node4::bounds)
+}
+
+impl Default for Bvh3 {
+    fn default() -> Self {
+        Bvh3 { nodes: Vec::new(), leaf_order: Vec::new(), bounds: Aabb3::EMPTY }
+    }
 }
 
 impl Bvh3 {
@@ -35,7 +48,7 @@ impl Bvh3 {
 
     /// The box around everything, or [`Aabb3::EMPTY`] for an empty hierarchy.
     pub fn bounds(&self) -> Aabb3 {
-        self.nodes.first().map_or(Aabb3::EMPTY, Node4::bounds)
+        self.bounds
     }
 
     /// The per-ray constants of [`Node4::ray_entry`] for testing `ray` against this tree's boxes.
@@ -70,6 +83,7 @@ impl Bvh3 {
             node.update_order();
             self.nodes[i] = node;
         }
+        self.bounds = root_bounds(&self.nodes);
     }
 }
 
