@@ -110,3 +110,29 @@ fn spatial_hash_counts_the_cells_of_a_huge_box_without_overflow() {
     assert_eq!(from_hash.pairs, from_brute.pairs);
     assert_eq!(from_hash.pairs, [(0, 1)]);
 }
+
+/// `broad_phase`: an id removed and inserted again between two `find_pairs` calls left two
+/// entries in sweep and prune's order, and building its columns ran past their end.
+#[test]
+fn sweep_and_prune_takes_an_id_removed_and_inserted_again_before_a_refresh() {
+    use kollide::bounds::Aabb2;
+    use kollide::broad::{BroadPhase, BruteForce, PairEvents, SweepAndPrune};
+    use kollide::math::Vec2;
+    let boxes = [Aabb2::new(Vec2::ZERO, Vec2::ONE), Aabb2::new(Vec2::splat(0.5), Vec2::splat(2.0))];
+    let (mut sap, mut brute) = (SweepAndPrune::<Aabb2>::new(), BruteForce::<Aabb2>::new());
+    let (mut from_sap, mut from_brute) = (PairEvents::default(), PairEvents::default());
+    for phase in [&mut sap as &mut dyn BroadPhase<Aabb2>, &mut brute] {
+        phase.insert(0, boxes[0]).unwrap();
+        phase.insert(1, boxes[1]).unwrap();
+    }
+    sap.find_pairs(&mut from_sap);
+    brute.find_pairs(&mut from_brute);
+    for phase in [&mut sap as &mut dyn BroadPhase<Aabb2>, &mut brute] {
+        phase.remove(1).unwrap();
+        phase.insert(1, boxes[1]).unwrap();
+    }
+    sap.find_pairs(&mut from_sap);
+    brute.find_pairs(&mut from_brute);
+    assert_eq!(from_sap, from_brute);
+    assert_eq!(from_sap.pairs, [(0, 1)]);
+}

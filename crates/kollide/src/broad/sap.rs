@@ -76,7 +76,10 @@ impl<B: BroadBounds> SweepAndPrune<B> {
         }
         let Self { slots, order, .. } = self;
         if self.removed > 0 {
-            order.retain(|e| slots.slot(e.id).is_some());
+            // An id removed and inserted again since the last refresh has two entries, and the
+            // slot test keeps both: keep the first.
+            let mut seen = vec![false; slots.len()];
+            order.retain(|e| slots.slot(e.id).is_some_and(|s| !std::mem::replace(&mut seen[s], true)));
         }
         let axis = best_axis(&slots.boxes, self.axis);
         for e in order.iter_mut() {
