@@ -191,7 +191,10 @@ pub fn check_mesh_against_brute_force(u: &mut Unstructured, mesh: &TriMesh) {
             let hit = (0..mesh.triangle_count() as u32)
                 .filter_map(|id| Some((ray_triangle(&ray, max_t, &mesh.triangle(id)?)?.t, mesh.triangle(id)?)))
                 .min_by(|a, b| a.0.total_cmp(&b.0));
-            panic!("cast_ray {fast:?} vs brute force {brute:?} (triangle {hit:?}): ray {ray:?} max_t {max_t}");
+            let found = mesh.cast_ray(&ray, max_t).and_then(|hit| mesh.triangle(hit.part));
+            panic!(
+                "cast_ray {fast:?} (triangle {found:?}) vs brute force {brute:?} (triangle {hit:?}): ray {ray:?} max_t {max_t}"
+            );
         }
         assert_eq!(mesh.cast_ray_t(&ray, max_t), fast, "cast_ray_t vs cast_ray: {ray:?} {max_t}");
         if mesh.intersects_ray(&ray, max_t) != fast.is_some() {

@@ -299,19 +299,19 @@ fn watertight<const X: usize, const Y: usize, const Z: usize>(
     }
     // Hit path only. `+ 0.0` turns −0 into +0 and `min` absorbs the rounding. A finite det means
     // finite vertices (an infinite coordinate makes an edge function infinite or NaN); an
-    // overflowed t, an unchecked invalid ray and a degenerate triangle are rejected. An overflowed
-    // `t_scaled` is rejected too: `min(max_t)` would otherwise clamp it to any finite `max_t`
-    // (a hit at `t = max_t`), so the answer would depend on the limit.
+    // overflowed t, an unchecked invalid ray and a degenerate triangle are rejected. The overflow
+    // is tested before the clamp: `min(max_t)` would turn an infinite `t` into any finite `max_t`
+    // (a hit at `t = max_t`), and the answer would depend on the limit.
     let inv = det.recip();
-    let t = (t_scaled * inv + 0.0).min(max_t);
-    if !(det.abs() < f32::INFINITY && t < f32::INFINITY && t_scaled.abs() < f32::INFINITY)
+    let t = t_scaled * inv + 0.0;
+    if !(det.abs() < f32::INFINITY && t < f32::INFINITY)
         || unchecked_ray.is_some_and(|ray| !(ray.origin.is_finite() && dir_ok(ray.dir.length_squared(), 0.0)))
         || !has_area(tri)
     {
         return None;
     }
     Some(TriangleCrossing {
-        t,
+        t: t.min(max_t),
         u: e.y * inv,
         v: e.z * inv,
         // The projected area relates to the 3D normal n by det = −(n · dir) / dir[kz].
