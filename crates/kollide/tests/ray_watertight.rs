@@ -413,3 +413,16 @@ fn a_hit_whose_parameter_overflows_is_no_hit_at_any_limit() {
     assert_eq!(mesh.cast_ray_t(&ray, f32::INFINITY), None);
     assert!(!mesh.intersects_ray(&ray, f32::INFINITY));
 }
+
+/// Regression (`mesh_queries` and `trimesh_new` fuzz targets): a tiny negative `max_t` whose
+/// product with the triangle's determinant underflows to -0 let a hit at the origin through,
+/// clamped to the negative `max_t`. A negative limit finds nothing, as for every ray query.
+#[test]
+fn a_tiny_negative_max_t_finds_nothing() {
+    let tri = [Vec3::new(0.5, 0.5, 0.5), Vec3::new(1.0, 0.5, 0.5), Vec3::new(0.5, 0.5, 1.0)];
+    let ray = Ray3::new(Vec3::splat(0.5), Vec3::new(0.5, 1.1754944e-38, 3.3835944e-33));
+    for max_t in [-3.75e-11, -1e-40] {
+        assert_eq!(ray_triangle(&ray, max_t, &tri).map(|hit| hit.t), None, "max_t {max_t}");
+    }
+    assert!(ray_triangle(&ray, 0.0, &tri).is_some(), "the origin lies on the triangle");
+}

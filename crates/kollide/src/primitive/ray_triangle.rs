@@ -304,7 +304,8 @@ fn watertight<const X: usize, const Y: usize, const Z: usize>(
     // (a hit at `t = max_t`), and the answer would depend on the limit.
     let inv = det.recip();
     let t = t_scaled * inv + 0.0;
-    if !(det.abs() < f32::INFINITY && t < f32::INFINITY)
+    // A negative `max_t` passes the scaled test above when `max_t · |det|` underflows to -0.
+    if !(det.abs() < f32::INFINITY && t < f32::INFINITY && max_t >= 0.0)
         || unchecked_ray.is_some_and(|ray| !(ray.origin.is_finite() && dir_ok(ray.dir.length_squared(), 0.0)))
         || !has_area(tri)
     {
