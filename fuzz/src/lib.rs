@@ -105,24 +105,10 @@ pub fn tetrahedron() -> (Vec<Vec3>, Vec<[u32; 3]>) {
     (vec![Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::Z], vec![[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]])
 }
 
-/// The unit cube, faces wound outward.
+/// The unit cube around the origin, faces wound outward (the testkit's).
 pub fn cube() -> (Vec<Vec3>, Vec<[u32; 3]>) {
-    let vertices = (0..8).map(|i| Vec3::new((i & 1) as f32, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32));
-    let triangles = vec![
-        [0, 2, 1],
-        [1, 2, 3],
-        [4, 5, 6],
-        [5, 7, 6],
-        [0, 1, 4],
-        [1, 5, 4],
-        [2, 6, 3],
-        [3, 6, 7],
-        [0, 4, 2],
-        [2, 4, 6],
-        [1, 3, 5],
-        [3, 7, 5],
-    ];
-    (vertices.collect(), triangles)
+    let cube = kollide_testkit::shapes::cube();
+    (cube.vertices, cube.triangles)
 }
 
 /// A ray and its `max_t`: through a point of the mesh (a vertex, a corner midpoint, or the
