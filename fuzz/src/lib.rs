@@ -175,7 +175,9 @@ pub fn check_mesh_against_brute_force(u: &mut Unstructured, mesh: &TriMesh) {
         };
         if !same {
             let hit = (0..mesh.triangle_count() as u32)
-                .filter_map(|id| Some((ray_triangle(&ray, max_t, &mesh.triangle(id)?)?.t, mesh.triangle(id)?)))
+                .filter_map(|id| {
+                    Some((ray_triangle(&ray, max_t, &mesh.triangle(id)?)?.t, mesh.triangle(id)?))
+                })
                 .min_by(|a, b| a.0.total_cmp(&b.0));
             let found = mesh.cast_ray(&ray, max_t).and_then(|hit| mesh.triangle(hit.part));
             panic!(
