@@ -10,6 +10,7 @@ use glam::{Affine3A, Mat3, Quat, Vec3};
 use kollide::bounds::Sphere;
 use kollide::math::Ray3;
 use kollide::mesh::TriMesh;
+use kollide::mesh::io::{MeshData, MeshLoadError};
 use kollide::primitive::{closest_point_triangle, ray_triangle};
 
 /// Values at the edges of `f32`, drawn often so that every target meets them.
@@ -204,6 +205,17 @@ pub fn check_mesh_against_brute_force(u: &mut Unstructured, mesh: &TriMesh) {
             (f, b) => assert_eq!(f.is_some(), b.is_some(), "closest_point {f:?} vs brute force {b:?}: {p:?}"),
         }
     }
+}
+
+/// A loader target: `read` on the raw bytes never panics, and a mesh that loads and builds
+/// answers rays and closest points as the brute force does (drawn from the file's own bytes) and
+/// every other query without a panic.
+pub fn check_loader(data: &[u8], read: impl FnOnce(&[u8]) -> Result<MeshData, MeshLoadError>) {
+    let Ok(loaded) = read(data) else { return };
+    let Ok(mesh) = TriMesh::from_data(loaded) else { return };
+    let mut u = Unstructured::new(data);
+    check_mesh_against_brute_force(&mut u, &mesh);
+    exercise_mesh(&mut u, &mesh);
 }
 
 /// Runs the other mesh queries once each on inputs drawn from `u`, for panics only.

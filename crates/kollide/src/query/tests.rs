@@ -6,25 +6,10 @@ use super::*;
 use crate::math::Ray3;
 use crate::shape::{Ball, Cuboid};
 
+/// The testkit's closed unit cube around the origin.
 fn cube() -> Arc<TriMesh> {
-    let v = (0..8)
-        .map(|i| Vec3::new((i & 1) as f32, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32) - 0.5)
-        .collect();
-    let t = vec![
-        [0, 2, 1],
-        [1, 2, 3],
-        [4, 5, 6],
-        [5, 7, 6],
-        [0, 1, 4],
-        [1, 5, 4],
-        [2, 6, 3],
-        [3, 6, 7],
-        [0, 4, 2],
-        [2, 4, 6],
-        [1, 3, 5],
-        [3, 7, 5],
-    ];
-    Arc::new(TriMesh::new(v, t).unwrap())
+    let cube = kollide_testkit::shapes::cube();
+    Arc::new(TriMesh::new(cube.vertices, cube.triangles).unwrap())
 }
 
 #[test]
