@@ -198,7 +198,12 @@ pub fn check_mesh_against_brute_force(u: &mut Unstructured, mesh: &TriMesh) {
             (Some(f), Some(b)) if b.is_finite() => {
                 let b_box = mesh.bounds();
                 let scale = b_box.min.abs().max(b_box.max.abs()).max_element() + p.abs().max_element() + b;
-                assert!((f - b).abs() <= 1e-5 * scale, "closest_point {f} vs brute force {b}: p {p:?}");
+                assert!(
+                    (f - b).abs() <= 1e-5 * scale,
+                    "closest_point {f} vs brute force {b}: p {p:?}, mesh {:?} {:?}",
+                    mesh.vertices(),
+                    mesh.triangles()
+                );
             }
             // Distances that overflow f32 (points near f32::MAX): no exact reference.
             (_, Some(b)) if !b.is_finite() => {}

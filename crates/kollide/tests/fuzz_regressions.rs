@@ -136,3 +136,29 @@ fn sweep_and_prune_takes_an_id_removed_and_inserted_again_before_a_refresh() {
     assert_eq!(from_sap, from_brute);
     assert_eq!(from_sap.pairs, [(0, 1)]);
 }
+
+#[test]
+fn closest_point_of_a_point_far_above_a_face_is_the_face_projection() {
+    // The corner tetrahedron scaled by 3.25e6 (first vertex a subnormal off the origin), and by
+    // -3.5e8 about (-8, -8, -8); the point on the diagonal lies 4-8 mesh sizes above the slanted
+    // face. The closest-point walk ran on the far point itself, where its products cancel: the
+    // BVH and a plain scan over the triangles got distances 0.1% apart.
+    let cases = [
+        (Vec3::new(9.97224e-40, 0.0, -1e-40), 3.25e6, Vec3::splat(15437500.0)),
+        (Vec3::splat(-8.0), -3.5e8, Vec3::splat(-2.975e9)),
+    ];
+    for (origin, size, p) in cases {
+        let corner = |axis: Vec3| origin + axis * size;
+        let vertices = vec![origin, corner(Vec3::X), corner(Vec3::Y), corner(Vec3::Z)];
+        let triangles = vec![[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]];
+        let mesh = TriMesh::new(vertices, triangles).expect("a valid tetrahedron");
+        // The slanted face's plane: (x - o) · (1,1,1) = size, so the distance is exact in f64.
+        let expected = ((p - origin).as_dvec3().element_sum() - f64::from(size)).abs() / 3f64.sqrt();
+        let fast = mesh.closest_point(p, f32::INFINITY).expect("a finite point has a closest point");
+        assert!((f64::from(fast.distance) - expected).abs() < 1e-6 * expected, "{} vs {expected}", fast.distance);
+        let brute = (0..4)
+            .map(|id| kollide::primitive::closest_point_triangle(p, &mesh.triangle(id).unwrap()).point.distance(p))
+            .fold(f32::INFINITY, f32::min);
+        assert!((f64::from(brute) - expected).abs() < 1e-6 * expected, "{brute} vs {expected}");
+    }
+}

@@ -178,6 +178,26 @@ fn closest_point_equals_brute_force() {
     }
 }
 
+#[test]
+fn closest_point_equals_brute_force_at_every_scale_and_distance() {
+    // Regression (fuzz): at large coordinates a triangle's distance bound overflowed and skipped
+    // the nearest face. Meshes of size 1e-15..1e12, points 1..10^6 sizes from the centre.
+    let data = shapes::asteroid(3, 500);
+    let mut rng = random::rng(6);
+    for i in 0..cases(QUERIES) {
+        let scale = 10f32.powi(rng.random_range(-15..=12));
+        let vertices = data.vertices.iter().map(|&v| v * scale).collect();
+        let mesh = TriMesh::new(vertices, data.triangles.clone()).unwrap();
+        let tris = brute::corners(mesh.vertices(), mesh.triangles());
+        let p = random::unit3(&mut rng) * scale * 10f32.powi(rng.random_range(0..=6));
+        let expected = brute::distance(&tris, p);
+        let got = mesh.closest_point(p, f32::INFINITY).unwrap().distance;
+        // Equal up to the order of evaluation: the rounding of the coordinates relative to `p`.
+        let reach = p.length() + mesh.bounds().size().length();
+        assert!((got - expected).abs() <= 4e-6 * reach, "case {i}: {got} vs {expected} at {p}, scale {scale}");
+    }
+}
+
 /// Points close to the surface: a random point of a random triangle moved along the face normal
 /// by 1e-5 to 1e-4 of the mesh size (either side), with a third of them near an edge or vertex.
 fn near_surface_point(rng: &mut TestRng, tris: &[[Vec3; 3]], scale: f32) -> Vec3 {

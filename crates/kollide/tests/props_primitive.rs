@@ -136,6 +136,26 @@ proptest! {
     }
 
     #[test]
+    fn closest_point_and_lower_bound_hold_at_every_scale_and_distance(
+        dir in point(1.0), tri in triangle(), scale_exp in -40i32..30, far_exp in 0i32..7,
+    ) {
+        // Triangles of size 2^-40..2^30 with the point 1..10^6 sizes away: the error allowed is
+        // the rounding of the coordinates relative to `p`, whatever the ratio.
+        let scale = 2f32.powi(scale_exp);
+        let tri = tri.map(|c| c * scale);
+        let p = dir * scale * 10f32.powi(far_exp);
+        let reference = point_triangle_distance_squared_reference(p, &tri).sqrt();
+        let reach = f64::from(tri.iter().map(|c| c.distance(p)).fold(0.0f32, f32::max));
+        let got = closest_point_triangle(p, &tri).point.as_dvec3().distance(p.as_dvec3());
+        prop_assert!((got - reference).abs() <= 4e-6 * reach, "{got} vs {reference} for {p} {tri:?}");
+        let soa = std::array::from_fn(|corner| {
+            std::array::from_fn(|axis| Vec4::splat(tri[corner][axis]))
+        });
+        let bound = f64::from(distance_squared_lower_bound_triangles4(p, &soa).x).sqrt();
+        prop_assert!(!(bound > reference + 4e-6 * reach), "bound {bound} > {reference} for {p} {tri:?}");
+    }
+
+    #[test]
     fn closest_point_triangle_is_invariant_under_rigid_motion(
         p in point(2.0), tri in triangle(), rotation in rotation(), shift in point(10.0),
     ) {

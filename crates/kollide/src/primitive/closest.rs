@@ -129,11 +129,13 @@ pub(crate) const SLIVER_SIN2: f32 = 1.0 / 64.0;
 /// (accurate to `10⁻¹⁶ / sin θ`) no longer is.
 pub(crate) const DEGENERATE_SIN2_F64: f64 = 1e-18;
 
-/// Whether `n = ab × ac` is trustworthy in `f32` (see [`SLIVER_SIN2`]). False for NaN and when
-/// the products overflow.
+/// Whether `n = ab × ac` is trustworthy in `f32` (see [`SLIVER_SIN2`]). False for NaN, when
+/// `|n|²` overflows, and when it is subnormal (triangles under about 1e-10 across), where it has
+/// lost the precision the bound assumes.
 #[inline(always)]
 pub(crate) fn well_shaped<V: Vector3<Scalar = f32>>(ab: V, ac: V, n: V) -> bool {
-    n.dot3(n) >= SLIVER_SIN2 * ab.dot3(ab) * ac.dot3(ac) && n.dot3(n) > 0.0
+    let n2 = n.dot3(n);
+    n2 >= SLIVER_SIN2 * ab.dot3(ab) * ac.dot3(ac) && (f32::MIN_POSITIVE..f32::INFINITY).contains(&n2)
 }
 
 /// The Voronoi region of `p` for triangle `a, b, c` (Ericson §5.1.5), as the feature and the
@@ -225,7 +227,9 @@ fn region_point<V: Vector3>(
 /// and the feature it lies on.
 ///
 /// Voronoi-region walk of Ericson §5.1.5: vertex regions, then edge regions, then the face, in
-/// `f32`. Nearly degenerate triangles (an angle at `a` under about 7° or over 173°, where the
+/// `f32`, on the projection of `p` onto the triangle's plane (the same closest point, by
+/// Pythagoras), so that the walk's products stay the size of the triangle however far `p` lies
+/// from the plane. Nearly degenerate triangles (an angle at `a` under about 7° or over 173°, where the
 /// `f32` normal is unreliable) are redone in `f64`, so the distance is accurate to `f32` rounding
 /// for every triangle. Zero-area triangles (collinear or coincident vertices, or thinner than
 /// `10⁻⁹` of their size) are their edges: the closest of the three edges' closest points, with a
@@ -234,8 +238,10 @@ fn region_point<V: Vector3>(
 pub fn closest_point_triangle(p: Vec3, tri: &[Vec3; 3]) -> TriangleClosest {
     let [a, b, c] = *tri;
     let (ab, ac) = (b - a, c - a);
-    if well_shaped(ab, ac, ab.cross(ac)) {
-        if let Some(region) = triangle_region(p, a, b, c) {
+    let n = ab.cross(ac);
+    if well_shaped(ab, ac, n) {
+        let on_plane = p - n * (n.dot(p - a) / n.length_squared());
+        if let Some(region) = triangle_region(on_plane, a, b, c) {
             let (point, bary) = region_point(*tri, region);
             return TriangleClosest { point, bary: Vec3::from(bary), feature: region.0 };
         }
@@ -251,7 +257,9 @@ fn closest_point_triangle_precise(p: Vec3, tri: &[Vec3; 3]) -> TriangleClosest {
     let (ab, ac) = (b - a, c - a);
     let n = ab.cross(ac);
     if n.length_squared() > DEGENERATE_SIN2_F64 * ab.length_squared() * ac.length_squared() {
-        if let Some(region) = triangle_region(p.as_dvec3(), a, b, c) {
+        let p = p.as_dvec3();
+        let on_plane = p - n * (n.dot(p - a) / n.length_squared());
+        if let Some(region) = triangle_region(on_plane, a, b, c) {
             let (point, bary) = region_point([a, b, c], region);
             return TriangleClosest {
                 point: point.as_vec3(),
@@ -302,7 +310,8 @@ pub type Triangles4 = [[Vec4; 3]; 3];
 /// up to `f32` rounding of the coordinates relative to `p`: its square root is within a few ulps
 /// of `max |p − corner|` of the distance, so a triangle it skips is at most that much nearer than
 /// the bound. For any other triangle (slivers, zero-area, non-finite corners) it is `0` or NaN,
-/// which no `d2 > bound` test rejects: such triangles are always tested exactly.
+/// which no `d2 > bound` test rejects: such triangles are always tested exactly, as are those
+/// whose bound overflows.
 ///
 /// Branch-free: when `p` projects inside the triangle (the three edge tests agree with the
 /// normal) the distance is the plane distance, otherwise the least of the three edges' segment
@@ -324,8 +333,10 @@ pub fn distance_squared_lower_bound_triangles4(p: Vec3, tri: &Triangles4) -> Vec
     let inside = dot(cross(ab, ap), n).cmpge(Vec4::ZERO)
         & dot(cross(bc, bp), n).cmpge(Vec4::ZERO)
         & dot(cross(ca, cp), n).cmpge(Vec4::ZERO);
+    // Divided before squaring: `plane²` alone overflows once the triangle's size² times the
+    // distance passes about 1e19.
     let plane = dot(n, ap);
-    let plane2 = plane * plane / n2;
+    let plane2 = plane / n2 * plane;
     // Segment distance: the projection clamped to the edge. Only trusted triangles (below) keep
     // this value, and their edges have nonzero length.
     let edge = |e: [Vec4; 3], to_p: [Vec4; 3]| {
@@ -337,8 +348,12 @@ pub fn distance_squared_lower_bound_triangles4(p: Vec3, tri: &Triangles4) -> Vec
     let d2 = Vec4::select(inside, plane2, edges2);
     // Triangles whose `f32` normal is not trusted (as in `well_shaped`) always go to the exact test.
     let ac = sub(c, a);
-    let trusted = n2.cmpge(Vec4::splat(SLIVER_SIN2) * dot(ab, ab) * dot(ac, ac)) & n2.cmpgt(Vec4::ZERO);
-    Vec4::select(trusted, d2, Vec4::ZERO)
+    let trusted = n2.cmpge(Vec4::splat(SLIVER_SIN2) * dot(ab, ab) * dot(ac, ac))
+        & n2.cmpge(Vec4::splat(f32::MIN_POSITIVE))
+        & n2.cmplt(Vec4::INFINITY);
+    // A bound that overflowed to infinity would skip the triangle: such triangles (coordinates
+    // relative to `p` beyond about 1e19) go to the exact test too.
+    Vec4::select(trusted & d2.is_finite_mask(), d2, Vec4::ZERO)
 }
 
 /// The closest points of segments `a0 → a1` and `b0 → b1`, their parameters and squared
@@ -435,6 +450,22 @@ mod tests {
             let from_bary = got.bary.x * TRI[0] + got.bary.y * TRI[1] + got.bary.z * TRI[2];
             assert!((from_bary - got.point).length() < 1e-6);
             assert!((got.bary.element_sum() - 1.0).abs() < 1e-6);
+        }
+    }
+
+    #[test]
+    fn far_points_keep_the_face_region() {
+        // Regression (fuzz): a point 10³..10⁹ triangle sizes above the face's centroid. Run on
+        // `p` itself, the walk's products cancel and put the closest point at a vertex or edge.
+        let tri = [Vec3::new(3.25e6, 0.0, 0.0), Vec3::new(0.0, 3.25e6, 0.0), Vec3::new(0.0, 0.0, 3.25e6)];
+        let centroid = (tri[0] + tri[1] + tri[2]) / 3.0;
+        for far in [1e3, 1e5, 1e7, 1e9] {
+            let p = centroid + Vec3::ONE.normalize() * (far * 3.25e6);
+            let got = closest_point_triangle(p, &tri);
+            assert_eq!(got.feature, TriangleFeature::Face, "{far}");
+            assert!((got.point - centroid).length() < 1e-5 * p.length(), "{far}: {}", got.point);
+            let expected = (p - centroid).length();
+            assert!((got.point.distance(p) - expected).abs() < 1e-6 * expected, "{far}");
         }
     }
 
