@@ -155,9 +155,15 @@ fn closest_point_of_a_point_far_above_a_face_is_the_face_projection() {
         // The slanted face's plane: (x - o) · (1,1,1) = size, so the distance is exact in f64.
         let expected = ((p - origin).as_dvec3().element_sum() - f64::from(size)).abs() / 3f64.sqrt();
         let fast = mesh.closest_point(p, f32::INFINITY).expect("a finite point has a closest point");
-        assert!((f64::from(fast.distance) - expected).abs() < 1e-6 * expected, "{} vs {expected}", fast.distance);
+        assert!(
+            (f64::from(fast.distance) - expected).abs() < 1e-6 * expected,
+            "{} vs {expected}",
+            fast.distance
+        );
         let brute = (0..4)
-            .map(|id| kollide::primitive::closest_point_triangle(p, &mesh.triangle(id).unwrap()).point.distance(p))
+            .map(|id| {
+                kollide::primitive::closest_point_triangle(p, &mesh.triangle(id).unwrap()).point.distance(p)
+            })
             .fold(f32::INFINITY, f32::min);
         assert!((f64::from(brute) - expected).abs() < 1e-6 * expected, "{brute} vs {expected}");
     }

@@ -194,7 +194,10 @@ fn closest_point_equals_brute_force_at_every_scale_and_distance() {
         let got = mesh.closest_point(p, f32::INFINITY).unwrap().distance;
         // Equal up to the order of evaluation: the rounding of the coordinates relative to `p`.
         let reach = p.length() + mesh.bounds().size().length();
-        assert!((got - expected).abs() <= 4e-6 * reach, "case {i}: {got} vs {expected} at {p}, scale {scale}");
+        assert!(
+            (got - expected).abs() <= 4e-6 * reach,
+            "case {i}: {got} vs {expected} at {p}, scale {scale}"
+        );
     }
 }
 
