@@ -141,8 +141,8 @@ fn sweep_and_prune_takes_an_id_removed_and_inserted_again_before_a_refresh() {
 fn closest_point_of_a_point_far_above_a_face_is_the_face_projection() {
     // The corner tetrahedron scaled by 3.25e6 (first vertex a subnormal off the origin), and by
     // -3.5e8 about (-8, -8, -8); the point on the diagonal lies 4-8 mesh sizes above the slanted
-    // face. The closest-point walk ran on the far point itself, where its products cancel: the
-    // BVH and a plain scan over the triangles got distances 0.1% apart.
+    // face. The BVH skips triangles by a four-at-a-time distance bound whose `plane²` overflowed
+    // to infinity there, so it skipped the nearest face and answered 0.1% too far.
     let cases = [
         (Vec3::new(9.97224e-40, 0.0, -1e-40), 3.25e6, Vec3::splat(15437500.0)),
         (Vec3::splat(-8.0), -3.5e8, Vec3::splat(-2.975e9)),

@@ -137,13 +137,16 @@ proptest! {
 
     #[test]
     fn closest_point_and_lower_bound_hold_at_every_scale_and_distance(
-        dir in point(1.0), tri in triangle(), scale_exp in -40i32..30, far_exp in 0i32..7,
+        dir in point(1.0), tri in triangle(), scale_exp in -40i32..20, far_exp in 0i32..10,
+        near_normal in any::<bool>(),
     ) {
-        // Triangles of size 2^-40..2^30 with the point 1..10^6 sizes away: the error allowed is
-        // the rounding of the coordinates relative to `p`, whatever the ratio.
+        // Triangles of size 2^-40..2^20 with the point 1..10^9 sizes away (half of them above the
+        // triangle, where the face and edge regions are): the error allowed is the rounding of
+        // the coordinates relative to `p`, whatever the ratio.
         let scale = 2f32.powi(scale_exp);
-        let tri = tri.map(|c| c * scale);
-        let p = dir * scale * 10f32.powi(far_exp);
+        let n = (tri[1] - tri[0]).cross(tri[2] - tri[0]).normalize_or_zero();
+        let p = if near_normal { (tri[0] + tri[1] + tri[2]) / 3.0 + dir + n * 10f32.powi(far_exp) } else { dir * 10f32.powi(far_exp) };
+        let (tri, p) = (tri.map(|c| c * scale), p * scale);
         let reference = point_triangle_distance_squared_reference(p, &tri).sqrt();
         let reach = f64::from(tri.iter().map(|c| c.distance(p)).fold(0.0f32, f32::max));
         let got = closest_point_triangle(p, &tri).point.as_dvec3().distance(p.as_dvec3());
