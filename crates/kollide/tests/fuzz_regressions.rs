@@ -168,3 +168,29 @@ fn closest_point_of_a_point_far_above_a_face_is_the_face_projection() {
         assert!((f64::from(brute) - expected).abs() < 1e-6 * expected, "{brute} vs {expected}");
     }
 }
+
+/// `broad_phase`: boxes spread over a subnormal range across the sweep axis gave the columns a
+/// subnormal cell size whose inverse overflowed to infinity, and counting the columns overflowed.
+#[test]
+fn columns_over_a_subnormal_range_find_the_pairs() {
+    use kollide::bounds::Aabb3;
+    use kollide::broad::{BroadPhase, BruteForce, DynamicTree, PairEvents, SpatialHash, SweepAndPrune};
+    let point = |x: f32, y: f32| Aabb3::new(Vec3::new(x, y, y), Vec3::new(x, y, y));
+    let boxes = [point(0.0, 0.0), point(0.0, 1e-40), point(1.0, 3e-40)];
+    let mut phases: Vec<Box<dyn BroadPhase<Aabb3>>> = vec![
+        Box::new(BruteForce::new()),
+        Box::new(DynamicTree::new()),
+        Box::new(SweepAndPrune::new()),
+        Box::new(SpatialHash::new()),
+    ];
+    let mut answers = Vec::new();
+    for phase in &mut phases {
+        for (id, b) in boxes.iter().enumerate() {
+            phase.insert(id as u32, *b).unwrap();
+        }
+        let mut events = PairEvents::default();
+        phase.find_pairs(&mut events);
+        answers.push(events.pairs);
+    }
+    assert!(answers.iter().all(|pairs| pairs == &answers[0]), "{answers:?}");
+}

@@ -176,7 +176,9 @@ impl<B: BroadBounds> Columns<B> {
         for g in 0..dims {
             cell = cell.max((hi[g] - lo[g]) / max_per_axis);
         }
-        let inv_cell = if cell > 0.0 && cell.is_finite() { 1.0 / cell } else { 0.0 };
+        // A zero, infinite or NaN cell, or a subnormal one whose inverse overflows, makes a grid
+        // of one column.
+        let inv_cell = if cell > 0.0 && (1.0 / cell).is_finite() { 1.0 / cell } else { 0.0 };
         let mut grid = Self {
             axis,
             grid_axes,
