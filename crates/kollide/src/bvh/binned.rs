@@ -532,6 +532,52 @@ mod tests {
     }
 
     #[test]
+    fn last_below_takes_a_handful_of_evaluations_from_a_close_guess() {
+        let mut rng = kollide_testkit::random::rng(14);
+        for _ in 0..kollide_testkit::cases(1_000) {
+            let a = kollide_testkit::random::point3(&mut rng, 100.0);
+            let (lo, hi) = (a.x.min(a.y) - 1.0, a.x.max(a.y) + 1.0);
+            let t = from_order_key(order_key(lo) + (order_key(hi) - order_key(lo)) / 2);
+            for ulps in [-4i32, -1, 1, 4] {
+                let guess = from_order_key(order_key(t).wrapping_add_signed(ulps));
+                let evaluations = std::cell::Cell::new(0);
+                let found = last_below(lo, hi, guess, |x| {
+                    evaluations.set(evaluations.get() + 1);
+                    x <= t
+                });
+                assert_eq!(found, t);
+                assert!(evaluations.get() <= 6, "{} evaluations {ulps} ulps off", evaluations.get());
+            }
+        }
+    }
+
+    #[test]
+    fn half_area_is_half_the_surface_area() {
+        let (mins, maxs) = (
+            [Vec3A::ZERO, Vec3A::splat(-1.0), Vec3A::ONE],
+            [Vec3A::new(1.0, 2.0, 3.0), Vec3A::new(1.0, 0.0, 3.0), Vec3A::ZERO],
+        );
+        // 1·2 + 2·3 + 3·1; 2·1 + 1·4 + 4·2; an inverted box.
+        let expected = [11.0, 14.0, 0.0];
+        let lanes = half_areas(mins, maxs);
+        for k in 0..3 {
+            assert_eq!(half_area(mins[k], maxs[k]), expected[k]);
+            assert_eq!(lanes[k], expected[k]);
+        }
+    }
+
+    #[test]
+    fn a_split_is_worth_it_only_when_cheaper_than_the_leaf() {
+        let p = params(4);
+        // A leaf of n costs n; a split 1 (the node) + cost / parent area.
+        assert!(!p.worth_splitting(2, 1.0, 1.5));
+        assert!(p.worth_splitting(4, 1.0, 2.0));
+        assert!(p.worth_splitting(5, 1.0, 100.0), "more than max_leaf always splits");
+        assert!(!p.worth_splitting(2, 0.0, 0.0), "a flat parent prices the split at n");
+        assert!(p.always_leaf(1) && !p.always_leaf(2) && !p.always_leaf(5));
+    }
+
+    #[test]
     fn binned_splits_take_the_cheapest_plane_between_bins() {
         // Every plane between bins on every axis, scored from the records themselves, for ranges
         // small enough to be binned whole.

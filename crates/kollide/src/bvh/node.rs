@@ -331,6 +331,32 @@ mod tests {
         }
     }
 
+    /// The SIMD distances agree with the scalar box distance, and the MINMAXDIST bound lies
+    /// between it and the farthest corner.
+    #[test]
+    fn distances_match_the_child_boxes() {
+        let mut rng = kollide_testkit::random::rng(13);
+        for _ in 0..kollide_testkit::cases(10_000) {
+            let mut node = Node4::EMPTY;
+            for lane in 0..4 {
+                let (a, b) = (
+                    kollide_testkit::random::point3(&mut rng, 2.0),
+                    kollide_testkit::random::point3(&mut rng, 2.0),
+                );
+                node.set_child(lane, Child::Inner(lane as u32 + 1), a.min(b).into(), a.max(b).into());
+            }
+            let p = kollide_testkit::random::point3(&mut rng, 4.0);
+            let (near, upper) = (node.distance_squared(p), node.min_max_distance_squared(p));
+            for lane in 0..4 {
+                let b = node.child_box(lane);
+                let exact = b.distance_squared_to_point(p);
+                assert!((near[lane] - exact).abs() <= 1e-5 * (1.0 + exact), "{} vs {exact}", near[lane]);
+                let farthest = (p - b.center()).abs() + b.half_extents();
+                assert!(upper[lane] >= near[lane] - 1e-5 && upper[lane] <= farthest.length_squared() + 1e-4);
+            }
+        }
+    }
+
     /// Codes round-trip, and the fast decoders agree with [`Child::decode`].
     #[test]
     fn codes_round_trip() {
