@@ -168,7 +168,7 @@ pub(super) mod tests {
     #[test]
     fn memory_counts_the_nodes_and_the_leaf_order() {
         let bvh = Bvh3::build(&random_boxes(500, 8));
-        let used = bvh.nodes().len() * size_of::<Node4>() + bvh.leaf_order().len() * size_of::<u32>();
+        let used = size_of_val(bvh.nodes()) + size_of_val(bvh.leaf_order());
         assert!(used > 0 && bvh.memory_bytes() >= used && bvh.memory_bytes() <= 2 * used);
     }
 
