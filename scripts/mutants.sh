@@ -15,9 +15,16 @@ cd "$(dirname "$0")/.."
 
 area=${1:?usage: scripts/mutants.sh primitive|narrow|bvh [cargo-mutants options...]}
 shift
+harness_args=()
 case "$area" in
     primitive) tests=(props_primitive props_ray props_tri_tri props_bounds props_polygon2d ray_watertight) ;;
-    narrow) tests=(convex_shapes gjk_epa convex_mesh pair_contract query_matrix) ;;
+    # At a tenth of its cases the point-projection suite draws shapes the full run does not, and
+    # meets the known GJK accuracy limit of issue 30: skipped, or every mutant would count as
+    # caught.
+    narrow)
+        tests=(convex_shapes gjk_epa convex_mesh pair_contract query_matrix)
+        harness_args=(--skip point_projection_matches_the_reference_distance)
+        ;;
     bvh) tests=(mesh_queries ray_watertight mesh_mesh convex_mesh) ;;
     *) echo "unknown area $area: primitive, narrow or bvh" >&2; exit 2 ;;
 esac
@@ -31,6 +38,10 @@ export QUERY_MATRIX_CASES=${QUERY_MATRIX_CASES:-100}
 # Timeouts: a mutant that makes a loop endless is stopped after three times the unmutated test
 # time (and never before 60 s), counted as caught by a timeout.
 targets=(--cargo-test-arg=--lib)
+trailing=()
+if [ ${#harness_args[@]} -gt 0 ]; then
+    trailing=(-- -- "${harness_args[@]}")
+fi
 for t in "${tests[@]}"; do
     targets+=("--cargo-test-arg=--test=$t")
 done
@@ -41,4 +52,5 @@ exec cargo mutants \
     --timeout-multiplier 3 \
     --minimum-test-timeout 60 \
     "${targets[@]}" \
-    "$@"
+    "$@" \
+    "${trailing[@]}"
