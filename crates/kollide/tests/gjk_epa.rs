@@ -941,3 +941,50 @@ fn capsule_deep_in_a_rounded_cylinder_gets_the_reference_depth() {
     let reference = signed_distance(&ra, &rb);
     check_against_reference((&am, &ra), (&bm, &rb), reference, &c, "capsule-rounded cylinder").unwrap();
 }
+
+/// Two parallel capsules side by side: a two-point manifold along the overlap of their axes,
+/// each point on its capsule's surface and the separations the distance of the axes minus the
+/// radii (found by the mutation run: nothing checked these points).
+#[test]
+fn parallel_capsules_get_two_points_on_both_surfaces() {
+    let rotation = Quat::from_euler(glam::EulerRot::XYZ, 0.3, 0.7, -0.2);
+    let (ra, rb) = (0.3, 0.45);
+    let (a, b) = (ConvexShape::Capsule(Capsule::new(1.0, ra)), ConvexShape::Capsule(Capsule::new(0.8, rb)));
+    let a_to_world = Affine3A::from_rotation_translation(rotation, Vec3::new(0.1, -0.2, 0.3));
+    let b_to_world = a_to_world * Affine3A::from_translation(Vec3::new(0.6, 0.5, 0.0));
+    let mut manifold = ContactManifold::default();
+    contact_manifold(&a, &a_to_world, &b, &b_to_world, 0.0, &mut GjkCache::default(), &mut manifold).unwrap();
+    assert_eq!(manifold.len(), 2);
+    let axis = |to_world: &Affine3A, half: f32| {
+        (to_world.transform_point3(Vec3::Y * -half), to_world.transform_point3(Vec3::Y * half))
+    };
+    let to_axis = |p: Vec3, (p0, p1): (Vec3, Vec3)| {
+        let t = ((p - p0).dot(p1 - p0) / (p1 - p0).length_squared()).clamp(0.0, 1.0);
+        p.distance(p0 + (p1 - p0) * t)
+    };
+    for p in manifold.points() {
+        assert!((to_axis(p.point_a, axis(&a_to_world, 1.0)) - ra).abs() < 1e-5, "{p:?}");
+        assert!((to_axis(p.point_b, axis(&b_to_world, 0.8)) - rb).abs() < 1e-5, "{p:?}");
+        assert!((p.separation - (0.6 - ra - rb)).abs() < 1e-5, "{p:?}");
+        assert!(((p.point_b - p.point_a).dot(manifold.normal) - p.separation).abs() < 1e-5, "{p:?}");
+    }
+}
+
+/// Boxes separated only along one face normal of one box (a box turned 45° about z whose edge
+/// faces an axis-aligned box): the exact distance in both orders, so that the separating-axis
+/// pass tests the faces of A and of B (found by the mutation run: a wrong B-face test went
+/// unnoticed).
+#[test]
+fn boxes_separated_by_one_face_axis_get_the_exact_distance() {
+    let cube = ConvexShape::Cuboid(Cuboid::new(Vec3::ONE));
+    for gap in [0.01f32, 0.3, 1.7] {
+        for lift in [-0.5f32, 0.0, 0.8] {
+            let turned = Affine3A::from_rotation_z(std::f32::consts::FRAC_PI_4);
+            let beside = Affine3A::from_translation(Vec3::new(2f32.sqrt() + 1.0 + gap, 0.2, lift));
+            for (a, b) in [(&turned, &beside), (&beside, &turned)] {
+                let got = distance(&cube, a, &cube, b, &mut GjkCache::default()).unwrap();
+                assert!((got - gap).abs() < 1e-5, "gap {gap} lift {lift}: {got}");
+            }
+        }
+    }
+}

@@ -146,3 +146,28 @@ pub fn intersects(
         GjkResult::Overlapping { .. } => true,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shape::{Ball, Cuboid};
+    use glam::Vec3;
+
+    /// Either centre inside the other shape proves the overlap: a small ball inside a big box
+    /// holds the box's centre in neither order, but its own centre is in the box.
+    #[test]
+    fn centre_inside_holds_either_way() {
+        let big: ConvexShape = Cuboid::new(Vec3::splat(2.0)).into();
+        let small: ConvexShape = Ball::new(0.1).into();
+        let side = |shape, x: f32| Side {
+            shape,
+            matrix: None,
+            translation: Vec3A::new(x, 0.0, 0.0),
+            margin: 0.0,
+            scale: Some(1.0),
+        };
+        assert!(centre_inside(&side(&big, 0.0), &side(&small, 1.5)));
+        assert!(centre_inside(&side(&small, 1.5), &side(&big, 0.0)));
+        assert!(!centre_inside(&side(&big, 0.0), &side(&small, 3.0)));
+    }
+}

@@ -213,3 +213,24 @@ pub(crate) fn epa(a: &impl SupportMap, b: &impl SupportMap, simplex: &Simplex) -
     let point_b = i.b() * (1.0 - u - v) + j.b() * u + k.b() * v;
     Ok(Penetration { normal: best.normal, depth: best.distance.max(0.0), point_a, point_b })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shape::Cuboid;
+    use glam::Vec3;
+
+    /// A GJK simplex of one point (two shapes touching at the origin of the difference) grows
+    /// into a tetrahedron of non-zero volume.
+    #[test]
+    fn blow_up_grows_one_point_into_a_tetrahedron() {
+        let (a, b) = (Cuboid::new(Vec3::ONE), Cuboid::new(Vec3::new(0.5, 0.25, 0.75)));
+        let mut s = Simplex::default();
+        s.v[0] = support_vertex(&a, &b, Vec3A::X);
+        s.len = 1;
+        assert!(blow_up(&a, &b, &mut s, 1e-6).is_ok());
+        assert_eq!(s.len, 4);
+        let [p0, p1, p2, p3] = s.v.map(|v| v.w);
+        assert!((p1 - p0).cross(p2 - p0).dot(p3 - p0).abs() > 1e-3);
+    }
+}

@@ -605,6 +605,34 @@ mod tests {
         assert!(outside > 15_000 && flat > 3_000, "only {outside} cases outside, {flat} flat");
     }
 
+    /// The flatness test is relative: scaled copies of a tetrahedron are classified alike (origin
+    /// inside or not) and their distances scale with them.
+    #[test]
+    fn tetrahedron_solver_is_scale_invariant() {
+        let mut rng = random::rng(43);
+        for case in 0..kollide_testkit::cases(10_000) {
+            let center = random::point3(&mut rng, 1.5);
+            let mut p: [Vec3; 4] = std::array::from_fn(|_| center + random::point3(&mut rng, 1.0));
+            if case % 2 == 0 {
+                let n = random::unit3(&mut rng);
+                for q in &mut p {
+                    *q -= n * (n.dot(*q - center) * 0.999);
+                }
+            }
+            let unit = closest_on_tetrahedron(p.map(Vec3A::from));
+            for scale in [1e-3f32, 1e3] {
+                let scaled = closest_on_tetrahedron(p.map(|q| Vec3A::from(q * scale)));
+                match (&unit, &scaled) {
+                    (Ok((a, _)), Ok((b, _))) => {
+                        assert!((a.length() * scale - b.length()).abs() <= 1e-5 * scale * (1.0 + a.length()))
+                    }
+                    (Err(_), Err(_)) => {}
+                    _ => panic!("case {case}, scale {scale}: {unit:?} vs {scaled:?} ({p:?})"),
+                }
+            }
+        }
+    }
+
     /// Any tetrahedron (a cached warm start, a ray cast's simplex after the ray point moved).
     #[test]
     fn tetrahedron_solver_matches_brute_force() {

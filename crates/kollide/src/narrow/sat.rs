@@ -486,3 +486,47 @@ pub(crate) fn cuboid_triangle(
     };
     Some(Some(local.mapped(&axes, center)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::narrow::frame::{PairInput, setup};
+    use crate::shape::{ConvexShape, Cuboid};
+    use glam::{Affine3A, Vec3};
+    use kollide_testkit::random;
+    use rand::Rng;
+
+    /// An axis the box–box pass reports separates the boxes: their corners' projections on it
+    /// do not overlap (random sizes, rotations and offsets, half of the pairs overlapping).
+    #[test]
+    fn cuboid_axes_separate_the_boxes() {
+        let mut rng = random::rng(44);
+        let mut separated = 0;
+        for _ in 0..kollide_testkit::cases(10_000) {
+            let mut half = || {
+                Vec3::new(rng.random_range(0.1..1.0), rng.random_range(0.1..1.0), rng.random_range(0.1..1.0))
+            };
+            let (ca, cb) = (Cuboid::new(half()), Cuboid::new(half()));
+            let (a, b) = (ConvexShape::Cuboid(ca), ConvexShape::Cuboid(cb));
+            let ma = Affine3A::from_rotation_translation(
+                random::rotation3(&mut rng),
+                random::point3(&mut rng, 0.5),
+            );
+            let mb = Affine3A::from_rotation_translation(
+                random::rotation3(&mut rng),
+                random::point3(&mut rng, 1.8),
+            );
+            let (_, sa, sb) = setup(&PairInput::new(&a, &ma, &b, &mb).unwrap());
+            let Some(Some(l)) = cuboid_cuboid_axis(&ca, &sa, &cb, &sb) else { continue };
+            separated += 1;
+            let span = |side: &Side, half: Vec3| {
+                let fb = FrameBox::new(side, half);
+                let reach = (0..3).map(|k| fb.half[k] * fb.axes.col(k).dot(l).abs()).sum::<f32>();
+                (fb.center.dot(l) - reach, fb.center.dot(l) + reach)
+            };
+            let ((_, a_hi), (b_lo, _)) = (span(&sa, ca.half_extents), span(&sb, cb.half_extents));
+            assert!(a_hi <= b_lo + 1e-5, "axis {l} does not separate: {a_hi} > {b_lo}");
+        }
+        assert!(separated > kollide_testkit::cases(10_000) / 4, "only {separated} separated");
+    }
+}
