@@ -447,6 +447,53 @@ mod tests {
         }
     }
 
+    /// The walk itself accepts every region of a well-shaped triangle, in `f32` and `f64`,
+    /// without the edge fallback.
+    #[test]
+    fn the_region_walk_accepts_every_region() {
+        let cases = [
+            (Vec3::new(-1.0, -1.0, 3.0), TriangleFeature::Vertex(0)),
+            (Vec3::new(3.0, -1.0, 3.0), TriangleFeature::Vertex(1)),
+            (Vec3::new(-1.0, 3.0, -3.0), TriangleFeature::Vertex(2)),
+            (Vec3::new(1.0, -1.0, 1.0), TriangleFeature::Edge(0)),
+            (Vec3::new(2.0, 2.0, 1.0), TriangleFeature::Edge(1)),
+            (Vec3::new(-1.0, 1.0, 1.0), TriangleFeature::Edge(2)),
+            (Vec3::new(0.5, 0.5, -4.0), TriangleFeature::Face),
+        ];
+        let [a, b, c] = TRI;
+        for (p, feature) in cases {
+            assert_eq!(triangle_region(p, a, b, c).map(|r| r.0), Some(feature), "{p}");
+            let region = triangle_region(p.as_dvec3(), a.as_dvec3(), b.as_dvec3(), c.as_dvec3());
+            assert_eq!(region.map(|r| r.0), Some(feature), "{p} in f64");
+        }
+    }
+
+    /// Slivers (an angle at `a` of 0.5° to 6°, below the `f32` trust bound) are redone in `f64`:
+    /// points above the face, beside it and past the tip match the `f64` reference.
+    #[test]
+    fn slivers_match_the_reference() {
+        use kollide_testkit::reference_primitive::closest_point_triangle_reference;
+        for degrees in [0.5f32, 1.0, 2.0, 4.0, 6.0] {
+            let angle = degrees.to_radians();
+            let tri =
+                [Vec3::ZERO, Vec3::new(3.0, 0.0, 0.0), Vec3::new(3.0 * angle.cos(), 3.0 * angle.sin(), 0.0)];
+            let inside = (tri[0] + tri[1] + tri[2]) / 3.0;
+            for p in [
+                inside + Vec3::Z,
+                inside - Vec3::Y * 0.5,
+                Vec3::new(4.0, 0.1, 0.3),
+                Vec3::new(-1.0, 0.2, 0.0),
+            ] {
+                let got = closest_point_triangle(p, &tri).point;
+                let reference = closest_point_triangle_reference(p, &tri);
+                assert!(
+                    (got.as_dvec3() - reference).length() < 1e-5,
+                    "{degrees}°, {p}: {got} vs {reference}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn zero_area_triangles_fall_back_to_edges() {
         // Collinear, middle vertex first: p projects between a and c.
