@@ -229,3 +229,24 @@ fn bad_input_is_an_error_and_degenerate_triangles_are_harmless() {
     assert!(out.iter().any(|m| m.part_b == 2), "the proper triangle is touched: {out:?}");
     assert!(degenerate.is_edge_active(99, 0), "an unknown triangle's edges count as active");
 }
+
+/// A contact on a boundary edge keeps its own normal when internal edges are removed: a ball
+/// beside the edge x = 1 of a two-triangle square, touching it from the side. The first
+/// triangle's corners put that edge first and the shared (internal) diagonal second, so that a
+/// mix-up of which corner's weight marks which edge would take the point for an internal one
+/// (found by the mutation run).
+#[test]
+fn a_contact_on_a_boundary_edge_keeps_its_normal() {
+    let vertices = vec![Vec3::ZERO, Vec3::X, Vec3::new(1.0, 1.0, 0.0), Vec3::Y];
+    let mesh = TriMesh::new(vertices, vec![[1, 2, 0], [2, 3, 0]]).unwrap();
+    let ball = ConvexShape::Ball(Ball::new(0.33));
+    let pose = Affine3A::from_translation(Vec3::new(1.3, 0.5, -0.1));
+    let (mut keep, mut remove) = (Vec::new(), Vec::new());
+    let identity = Affine3A::IDENTITY;
+    convex_mesh_manifolds(&ball, &pose, &mesh, &identity, InternalEdges::Keep, 0.0, &mut keep).unwrap();
+    convex_mesh_manifolds(&ball, &pose, &mesh, &identity, InternalEdges::Remove, 0.0, &mut remove).unwrap();
+    assert_eq!((keep.len(), remove.len()), (1, 1));
+    let (kept, removed) = (keep[0].manifold.normal, remove[0].manifold.normal);
+    assert!(removed.dot(kept) > 0.9999, "{removed} vs {kept}");
+    assert!(removed.z.abs() < 0.5, "the edge's normal, not the face's: {removed}");
+}
