@@ -970,20 +970,28 @@ fn parallel_capsules_get_two_points_on_both_surfaces() {
     }
 }
 
-/// Boxes separated only along one face normal of one box (a box turned 45° about z whose edge
+/// Boxes separated only along one face normal of one box (a turned box whose edge or corner
 /// faces an axis-aligned box): the exact distance in both orders, so that the separating-axis
 /// pass tests the faces of A and of B (found by the mutation run: a wrong B-face test went
 /// unnoticed).
 #[test]
 fn boxes_separated_by_one_face_axis_get_the_exact_distance() {
+    // Turned 45° about z, an edge towards +x; or turned so that a corner points along +x, where no
+    // edge axis (a cross product with the turned box's axes) repeats the other box's face normal.
     let cube = ConvexShape::Cuboid(Cuboid::new(Vec3::ONE));
-    for gap in [0.01f32, 0.3, 1.7] {
-        for lift in [-0.5f32, 0.0, 0.8] {
-            let turned = Affine3A::from_rotation_z(std::f32::consts::FRAC_PI_4);
-            let beside = Affine3A::from_translation(Vec3::new(2f32.sqrt() + 1.0 + gap, 0.2, lift));
-            for (a, b) in [(&turned, &beside), (&beside, &turned)] {
-                let got = distance(&cube, a, &cube, b, &mut GjkCache::default()).unwrap();
-                assert!((got - gap).abs() < 1e-5, "gap {gap} lift {lift}: {got}");
+    let turns = [
+        (Quat::from_rotation_z(std::f32::consts::FRAC_PI_4), 2f32.sqrt()),
+        (Quat::from_rotation_arc(Vec3::ONE.normalize(), Vec3::X), 3f32.sqrt()),
+    ];
+    for (turn, reach) in turns {
+        for gap in [0.01f32, 0.3, 1.7] {
+            for lift in [-0.5f32, 0.0, 0.8] {
+                let turned = Affine3A::from_quat(turn);
+                let beside = Affine3A::from_translation(Vec3::new(reach + 1.0 + gap, 0.2, lift));
+                for (a, b) in [(&turned, &beside), (&beside, &turned)] {
+                    let got = distance(&cube, a, &cube, b, &mut GjkCache::default()).unwrap();
+                    assert!((got - gap).abs() < 1e-5, "reach {reach} gap {gap} lift {lift}: {got}");
+                }
             }
         }
     }
