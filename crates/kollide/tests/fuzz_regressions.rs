@@ -194,3 +194,28 @@ fn columns_over_a_subnormal_range_find_the_pairs() {
     }
     assert!(answers.iter().all(|pairs| pairs == &answers[0]), "{answers:?}");
 }
+
+/// `trimesh_new`: a triangle 2e-17 from the ray's origin, behind it. The products of the hit
+/// distance (coordinates cubed) underflowed `f32` to zero, so `ray_triangle` reported a hit at
+/// `t = 0` that the BVH's box test (rightly) did not.
+#[test]
+fn a_tiny_triangle_behind_the_origin_is_not_hit() {
+    use kollide::math::Ray3;
+    use kollide::primitive::ray_triangle;
+    let tri = [
+        Vec3::new(-2.25e-17, -2.25e-17, 2.25e-17),
+        Vec3::new(-2.25e-17, -2.25e-17, -2.25e-17),
+        Vec3::new(-2.25e-17, -6.7499996e-17, 2.25e-17),
+    ];
+    let ray = Ray3::new(Vec3::new(-4.5e-17, -4.5e-17, -0.0), Vec3::new(-8.0, -7.75, -4.5e-17));
+    let mesh = TriMesh::new(tri.to_vec(), vec![[0, 1, 2]]).unwrap();
+    for max_t in [-0.0, 0.0, 1.0] {
+        assert_eq!(ray_triangle(&ray, max_t, &tri), None, "{max_t}");
+        assert_eq!(mesh.cast_ray(&ray, max_t), None, "{max_t}");
+    }
+    // The same ray turned around hits it, 2.25e-17 / 8 along.
+    let back = Ray3::new(ray.origin, -ray.dir);
+    let hit = ray_triangle(&back, 1.0, &tri).expect("the triangle is in front");
+    assert!((hit.t - 2.8125e-18).abs() < 1e-23, "{}", hit.t);
+    assert_eq!(mesh.cast_ray(&back, 1.0).map(|h| h.t), Some(hit.t));
+}

@@ -964,6 +964,27 @@ proptest! {
     #[test]
     fn triangle_matches_moller_trumbore(seed in any::<u64>()) { triangle_case(seed)?; }
 
+    /// Scaling the whole scene (origin and corners) by a power of two is exact and leaves `t`,
+    /// the weights and the side unchanged: also where the coordinates are so small (down to
+    /// 2⁻¹⁰⁰) that the hit distance's products underflow `f32` (the `f64` path takes over).
+    #[test]
+    fn triangle_hits_are_invariant_under_power_of_two_scales(seed in any::<u64>(), exp in -100i32..=0) {
+        let mut rng = rng(seed);
+        let c = random_triangle_case(&mut rng);
+        let scale = 2f32.powi(exp);
+        let scaled_ray = Ray3::new(c.ray.origin * scale, c.ray.dir);
+        let unit = ray_triangle(&c.ray, c.max_t, &c.tri);
+        let scaled = ray_triangle(&scaled_ray, c.max_t * scale, &c.tri.map(|p| p * scale));
+        // Subnormal coordinates lose bits in the scaling itself: compare where all stay normal.
+        if c.tri.iter().chain([&c.ray.origin]).all(|p| (*p * scale).abs().cmpge(Vec3::splat(f32::MIN_POSITIVE)).all() || p.abs().max_element() == 0.0) {
+            prop_assert_eq!(unit.is_some(), scaled.is_some(), "{:?} vs {:?}", unit, scaled);
+            if let (Some(u), Some(s)) = (unit, scaled) {
+                prop_assert!((f64::from(s.t) - f64::from(u.t) * f64::from(scale)).abs() <= 1e-5 * f64::from(u.t * scale).max(1e-30), "{u:?} vs {s:?}");
+                prop_assert!((s.u - u.u).abs() <= 1e-5 && (s.v - u.v).abs() <= 1e-5 && s.front == u.front);
+            }
+        }
+    }
+
     #[test]
     fn circle_matches_reference(seed in any::<u64>()) { circle_case(seed)?; }
 

@@ -398,20 +398,22 @@ fn ray_starting_on_a_huge_triangle_within_its_rounding_is_not_lost() {
     assert_mesh_finds_brute_force_hit(&tris, &ray);
 }
 
-/// Regression (`trimesh_new` and `mesh_queries` fuzz targets): a ray almost in the plane of a
-/// tiny triangle, whose hit parameter overflows. `ray_triangle` rejected it for `max_t = ∞` but
-/// clamped it to a finite `max_t`, and the BVH casts with `max_t` lowered to `f32::MAX`: the
-/// mesh reported a hit at `t = f32::MAX` that the triangle test does not have.
+/// Regression (`trimesh_new` and `mesh_queries` fuzz targets): a ray from the first corner of a
+/// triangle of subnormal size, almost in its plane. In `f32` the hit parameter overflowed, and
+/// `ray_triangle` rejected it for `max_t = ∞` but clamped it to a finite `max_t` (the BVH casts
+/// with `max_t` lowered to `f32::MAX`: a hit at `t = f32::MAX`). The `f64` path for tiny
+/// triangles gets the exact answer, the corner at `t = 0`, whatever the limit, and the mesh
+/// agrees.
 #[test]
-fn a_hit_whose_parameter_overflows_is_no_hit_at_any_limit() {
+fn a_ray_from_the_corner_of_a_subnormal_triangle_hits_at_zero_at_any_limit() {
     let tri = [Vec3::new(0.0, 0.0, -1e-40), Vec3::new(0.0, 1e-20, -1e-40), Vec3::new(1e-20, 0.0, -1e-40)];
     let ray = Ray3::new(Vec3::new(-0.0, 0.0, -1e-40), Vec3::new(8.2499996e-20, -3.75e-21, -7.5e-20));
-    for max_t in [f32::INFINITY, f32::MAX, 1e30] {
-        assert_eq!(ray_triangle(&ray, max_t, &tri), None, "max_t {max_t}");
-    }
     let mesh = TriMesh::new(tri.to_vec(), vec![[0, 1, 2]]).unwrap();
-    assert_eq!(mesh.cast_ray_t(&ray, f32::INFINITY), None);
-    assert!(!mesh.intersects_ray(&ray, f32::INFINITY));
+    for max_t in [f32::INFINITY, f32::MAX, 1e30, 0.0] {
+        assert_eq!(ray_triangle(&ray, max_t, &tri).map(|hit| hit.t), Some(0.0), "max_t {max_t}");
+        assert_eq!(mesh.cast_ray_t(&ray, max_t), Some(0.0), "max_t {max_t}");
+        assert!(mesh.intersects_ray(&ray, max_t));
+    }
 }
 
 /// Regression (`mesh_queries` and `trimesh_new` fuzz targets): a tiny negative `max_t` whose

@@ -285,8 +285,8 @@ fn watertight<const X: usize, const Y: usize, const Z: usize>(
         return None;
     }
     let det = e.x + e.y + e.z;
-    if det == 0.0 {
-        return None;
+    if det.abs() < TINY_DET {
+        return tiny_triangle(setup, max_t, tri, unchecked_ray, [x, y, z].map(|v| v.to_array()));
     }
     // Scaled hit distance t·det = sz · Σ e_i·z_i; compare against [0, max_t·|det|] without dividing,
     // after flipping it by the sign of det.
@@ -305,10 +305,7 @@ fn watertight<const X: usize, const Y: usize, const Z: usize>(
     let inv = det.recip();
     let t = t_scaled * inv + 0.0;
     // A negative `max_t` passes the scaled test above when `max_t · |det|` underflows to -0.
-    if !(det.abs() < f32::INFINITY && t < f32::INFINITY && max_t >= 0.0)
-        || unchecked_ray.is_some_and(|ray| !(ray.origin.is_finite() && dir_ok(ray.dir.length_squared(), 0.0)))
-        || !has_area(tri)
-    {
+    if !(det.abs() < f32::INFINITY && t < f32::INFINITY && max_t >= 0.0 && hit_allowed(tri, unchecked_ray)) {
         return None;
     }
     Some(TriangleCrossing {
@@ -316,6 +313,50 @@ fn watertight<const X: usize, const Y: usize, const Z: usize>(
         u: e.y * inv,
         v: e.z * inv,
         // The projected area relates to the 3D normal n by det = −(n · dir) / dir[kz].
+        front: (det > 0.0) == setup.dz_positive,
+    })
+}
+
+/// Below this `|det|` (the projected double area, of the order of the squared coordinates
+/// relative to the origin) the products `e_i · z_i` of the hit distance can underflow `f32`: a
+/// triangle within about 2⁻³⁰ of the origin, or one seen exactly edge-on.
+const TINY_DET: f32 = 1.0 / (1u64 << 60) as f32;
+
+/// The hit path's checks shared by both precisions: the triangle has area, and a ray whose
+/// validity was not checked by its setup is valid.
+#[inline(always)]
+fn hit_allowed(tri: &[Vec3; 3], unchecked_ray: Option<&Ray3>) -> bool {
+    unchecked_ray.is_none_or(|ray| ray.origin.is_finite() && dir_ok(ray.dir.length_squared(), 0.0))
+        && has_area(tri)
+}
+
+/// [`watertight`] for `|det| <` [`TINY_DET`], in `f64` from the same `f32` ray-space coordinates
+/// `[x, y, z]` (one array per axis, one lane per corner): the edge functions are exact there, so
+/// their signs are the `f32` path's and neighbours still agree, and `Σ e_i · z_i` cannot underflow.
+#[cold]
+fn tiny_triangle(
+    setup: &RayTriangleSetup,
+    max_t: f32,
+    tri: &[Vec3; 3],
+    unchecked_ray: Option<&Ray3>,
+    [x, y, z]: [[f32; 3]; 3],
+) -> Option<TriangleCrossing> {
+    let (x, y, z) = (x.map(f64::from), y.map(f64::from), z.map(f64::from));
+    let edge = |p: usize, q: usize| x[q] * y[p] - y[q] * x[p];
+    let e = [edge(1, 2), edge(2, 0), edge(0, 1)];
+    if !(e.iter().all(|&w| w >= 0.0) || e.iter().all(|&w| w <= 0.0)) {
+        return None;
+    }
+    let det = e[0] + e[1] + e[2];
+    let t_scaled = f64::from(setup.shear[2]) * (e[0] * z[0] + e[1] * z[1] + e[2] * z[2]);
+    let t = t_scaled / det + 0.0;
+    if !(det != 0.0 && t >= 0.0 && t <= f64::from(max_t) && max_t >= 0.0 && hit_allowed(tri, unchecked_ray)) {
+        return None;
+    }
+    Some(TriangleCrossing {
+        t: (t as f32).min(max_t),
+        u: (e[1] / det) as f32,
+        v: (e[2] / det) as f32,
         front: (det > 0.0) == setup.dz_positive,
     })
 }
