@@ -204,7 +204,9 @@ fn load_corners(tri: &[Vec3; 3]) -> [Vec3A; 3] {
 /// of `f32` values are exact, so every sign is the exact sign for the transformed vertices. Each
 /// vertex is transformed the same way whichever triangle it belongs to and an edge's function is
 /// exactly negated for the neighbour that shares it, so a ray through a shared edge or vertex of a
-/// closed mesh hits at least one of the triangles around it; it may hit several.
+/// closed mesh hits at least one of the triangles around it; it may hit several. A triangle so
+/// close to the origin (within about 2⁻³⁰) that the hit distance would underflow `f32` is finished
+/// in `f64` with the same signs.
 ///
 /// Boundaries count (edges and vertices are hit). Triangles with exactly collinear vertices (zero
 /// area, repeated vertices) and triangles with a non-finite vertex never hit. A ray lying in the
