@@ -263,17 +263,8 @@ fn watertight<const X: usize, const Y: usize, const Z: usize>(
     tri: &[Vec3; 3],
     unchecked_ray: Option<&Ray3>,
 ) -> Option<TriangleCrossing> {
-    let [sx, sy, sz] = setup.shear;
-    // Ray-space coordinates: relative to the origin, sheared so that the ray becomes the z axis
-    // through the 2D origin (z is left unscaled until the end). Every vertex goes through the same
-    // operations in the same order, whichever triangle it belongs to.
-    let origin = Vec3A::from(setup.origin);
-    let [a, b, c] = load_corners(tri);
-    let relative = Mat3A::from_cols(a - origin, b - origin, c - origin).transpose();
-    let axes = [relative.x_axis, relative.y_axis, relative.z_axis];
-    let z = axes[Z];
-    let x = axes[X] - sx * z;
-    let y = axes[Y] - sy * z;
+    let sz = setup.shear[2];
+    let [x, y, z] = ray_space::<X, Y, Z>(setup, tri);
     // Edge functions e(P, Q) = Q.x·P.y − Q.y·P.x of edges bc, ca, ab at the 2D origin, lane by lane:
     // the scaled barycentric weights of a, b and c. f32 rounding is monotone, so a nonzero value has
     // the exact sign; only an exact zero is ambiguous, and is recomputed in f64, where products of
@@ -288,7 +279,7 @@ fn watertight<const X: usize, const Y: usize, const Z: usize>(
     }
     let det = e.x + e.y + e.z;
     if det.abs() < TINY_DET {
-        return tiny_triangle(setup, max_t, tri, unchecked_ray, [x, y, z].map(|v| v.to_array()));
+        return tiny_triangle::<X, Y, Z>(setup, max_t, tri, unchecked_ray);
     }
     // Scaled hit distance t·det = sz · Σ e_i·z_i; compare against [0, max_t·|det|] without dividing,
     // after flipping it by the sign of det.
@@ -296,6 +287,8 @@ fn watertight<const X: usize, const Y: usize, const Z: usize>(
     let t_scaled = sz * (ez.x + ez.y + ez.z);
     let sign = det.to_bits() & 0x8000_0000;
     let t_pos = f32::from_bits(t_scaled.to_bits() ^ sign);
+    // Underflow moves the products towards zero, never across it: a tiny triangle (see
+    // `TINY_DET`) is redone whichever way this test goes.
     if !(t_pos >= 0.0 && t_pos <= max_t * det.abs()) {
         return None;
     }
@@ -307,7 +300,10 @@ fn watertight<const X: usize, const Y: usize, const Z: usize>(
     let inv = det.recip();
     let t = t_scaled * inv + 0.0;
     // A negative `max_t` passes the scaled test above when `max_t · |det|` underflows to -0.
-    if !(det.abs() < f32::INFINITY && t < f32::INFINITY && max_t >= 0.0 && hit_allowed(tri, unchecked_ray)) {
+    if !(det.abs() < f32::INFINITY && t < f32::INFINITY && max_t >= 0.0)
+        || unchecked_ray.is_some_and(|ray| !(ray.origin.is_finite() && dir_ok(ray.dir.length_squared(), 0.0)))
+        || !has_area(tri)
+    {
         return None;
     }
     Some(TriangleCrossing {
@@ -317,6 +313,24 @@ fn watertight<const X: usize, const Y: usize, const Z: usize>(
         // The projected area relates to the 3D normal n by det = −(n · dir) / dir[kz].
         front: (det > 0.0) == setup.dz_positive,
     })
+}
+
+/// The corners' ray-space coordinates `[x, y, z]` (one vector per axis, one lane per corner):
+/// relative to the origin, sheared so that the ray becomes the z axis through the 2D origin (z is
+/// left unscaled until the end). Every vertex goes through the same operations in the same order,
+/// whichever triangle it belongs to.
+#[inline(always)]
+fn ray_space<const X: usize, const Y: usize, const Z: usize>(
+    setup: &RayTriangleSetup,
+    tri: &[Vec3; 3],
+) -> [Vec3A; 3] {
+    let [sx, sy, _] = setup.shear;
+    let origin = Vec3A::from(setup.origin);
+    let [a, b, c] = load_corners(tri);
+    let relative = Mat3A::from_cols(a - origin, b - origin, c - origin).transpose();
+    let axes = [relative.x_axis, relative.y_axis, relative.z_axis];
+    let z = axes[Z];
+    [axes[X] - sx * z, axes[Y] - sy * z, z]
 }
 
 /// Below this `|det|` (the projected double area, of the order of the squared coordinates
@@ -335,15 +349,14 @@ fn hit_allowed(tri: &[Vec3; 3], unchecked_ray: Option<&Ray3>) -> bool {
 /// [`watertight`] for `|det| <` [`TINY_DET`], in `f64` from the same `f32` ray-space coordinates
 /// `[x, y, z]` (one array per axis, one lane per corner): the edge functions are exact there, so
 /// their signs are the `f32` path's and neighbours still agree, and `Σ e_i · z_i` cannot underflow.
-#[cold]
-fn tiny_triangle(
+#[inline(always)]
+fn tiny_triangle<const X: usize, const Y: usize, const Z: usize>(
     setup: &RayTriangleSetup,
     max_t: f32,
     tri: &[Vec3; 3],
     unchecked_ray: Option<&Ray3>,
-    [x, y, z]: [[f32; 3]; 3],
 ) -> Option<TriangleCrossing> {
-    let (x, y, z) = (x.map(f64::from), y.map(f64::from), z.map(f64::from));
+    let [x, y, z] = ray_space::<X, Y, Z>(setup, tri).map(|v| v.as_dvec3().to_array());
     let edge = |p: usize, q: usize| x[q] * y[p] - y[q] * x[p];
     let e = [edge(1, 2), edge(2, 0), edge(0, 1)];
     if !(e.iter().all(|&w| w >= 0.0) || e.iter().all(|&w| w <= 0.0)) {
