@@ -338,8 +338,8 @@ fn ray_space<const X: usize, const Y: usize, const Z: usize>(
 /// triangle within about 2⁻³⁰ of the origin, or one seen exactly edge-on.
 const TINY_DET: f32 = 1.0 / (1u64 << 60) as f32;
 
-/// The hit path's checks shared by both precisions: the triangle has area, and a ray whose
-/// validity was not checked by its setup is valid.
+/// The last checks of [`tiny_triangle`]'s hit path, the same as [`watertight`] makes on its own:
+/// the triangle has area, and a ray whose validity was not checked by its setup is valid.
 #[inline(always)]
 fn hit_allowed(tri: &[Vec3; 3], unchecked_ray: Option<&Ray3>) -> bool {
     unchecked_ray.is_none_or(|ray| ray.origin.is_finite() && dir_ok(ray.dir.length_squared(), 0.0))
@@ -347,8 +347,9 @@ fn hit_allowed(tri: &[Vec3; 3], unchecked_ray: Option<&Ray3>) -> bool {
 }
 
 /// [`watertight`] for `|det| <` [`TINY_DET`], in `f64` from the same `f32` ray-space coordinates
-/// `[x, y, z]` (one array per axis, one lane per corner): the edge functions are exact there, so
-/// their signs are the `f32` path's and neighbours still agree, and `Σ e_i · z_i` cannot underflow.
+/// ([`ray_space`]): the edge functions are exact there, so their signs are the `f32` path's and
+/// neighbours still agree, and `Σ e_i · z_i` cannot underflow. Inlined: an out-of-line call on
+/// this path, though never taken, slows the common path down.
 #[inline(always)]
 fn tiny_triangle<const X: usize, const Y: usize, const Z: usize>(
     setup: &RayTriangleSetup,
