@@ -33,6 +33,7 @@ pub mod mesh;
 pub mod narrow;
 pub mod primitive;
 pub mod query;
+pub mod world;
 pub mod shape;
 
 /// The README's examples, compiled and run as doctests.

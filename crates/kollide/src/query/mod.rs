@@ -45,12 +45,14 @@
 //! convex shape or a field. Two meshes give one manifold per touching region, with the region's
 //! index as both part ids.
 
+mod cached;
 mod compound;
 mod field_pair;
 mod mesh_pair;
 mod pair;
 mod single;
 
+pub use cached::{PairCache, contact_manifolds_cached, intersects_cached};
 pub use compound::{Compound, CompoundError};
 pub use pair::{CAST_MAX_STEPS, cast_shape, contact, contact_manifolds, distance, intersects};
 pub use single::{FIELD_RAY_TOLERANCE, bounds, cast_ray, contains_point, project_point};

@@ -21,7 +21,7 @@ pub(crate) struct PlacedShape<'a> {
     pub to_world: &'a Affine3A,
 }
 
-fn checked<'a>(
+pub(crate) fn checked<'a>(
     a: &'a Shape,
     a_to_world: &'a Affine3A,
     b: &'a Shape,
@@ -37,7 +37,7 @@ fn checked<'a>(
 /// query checked its other arguments first), so two convex shapes skip the check on the way in
 /// and name the bad operand only on the way out.
 #[cold]
-fn convex_pair_error(
+pub(crate) fn convex_pair_error(
     error: NarrowError,
     a: &Shape,
     a_to_world: &Affine3A,
