@@ -33,8 +33,8 @@ pub mod mesh;
 pub mod narrow;
 pub mod primitive;
 pub mod query;
-pub mod world;
 pub mod shape;
+pub mod world;
 
 /// The README's examples, compiled and run as doctests.
 #[doc = include_str!("../../../README.md")]

@@ -9,6 +9,7 @@ mod convex;
 mod crowd;
 mod primitives;
 mod solids;
+mod world;
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -23,6 +24,9 @@ pub struct DemoArgs {
     // `allow_hyphen_values`: `--seed -1` is refused as a bad seed, not as an unknown option.
     #[arg(long, default_value_t = DEFAULT_SEED, allow_hyphen_values = true)]
     pub seed: u64,
+    /// Run only the scenes whose names contain this text.
+    #[arg(long)]
+    pub scene: Option<String>,
 }
 
 /// The seed used when none is given.
@@ -31,7 +35,7 @@ const DEFAULT_SEED: u64 = 1;
 impl Default for DemoArgs {
     /// The options of a bare `kollide demo` (what plain `kollide` runs).
     fn default() -> Self {
-        Self { quick: false, seed: DEFAULT_SEED }
+        Self { quick: false, seed: DEFAULT_SEED, scene: None }
     }
 }
 
@@ -56,7 +60,7 @@ pub struct Scene {
 
 /// Every scene, in the order `kollide demo` runs them.
 pub const SCENES: &[Scene] =
-    &[primitives::SCENE, asteroids::SCENE, solids::SCENE, convex::SCENE, crowd::SCENE];
+    &[primitives::SCENE, asteroids::SCENE, solids::SCENE, convex::SCENE, crowd::SCENE, world::SCENE];
 
 /// The outcome of timing one kind of test over a batch of inputs.
 #[derive(Clone, Debug)]
@@ -185,7 +189,9 @@ pub fn run(args: &DemoArgs) {
     if cfg!(debug_assertions) {
         println!("(debug build: timings are not representative; build with --release)");
     }
-    for scene in SCENES {
+    for scene in
+        SCENES.iter().filter(|s| args.scene.as_ref().is_none_or(|name| s.name.contains(name.as_str())))
+    {
         println!();
         println!("scene {}: {}", scene.name, scene.about);
         println!();

@@ -35,8 +35,10 @@ pub fn intersects_cached(
     cache: &mut PairCache,
 ) -> Result<bool, QueryError> {
     match (a, b) {
-        (Shape::Convex(x), Shape::Convex(y)) => narrow::intersects(x, a_to_world, y, b_to_world, &mut cache.gjk)
-            .map_err(|e| convex_pair_error(e, a, a_to_world, b, b_to_world)),
+        (Shape::Convex(x), Shape::Convex(y)) => {
+            narrow::intersects(x, a_to_world, y, b_to_world, &mut cache.gjk)
+                .map_err(|e| convex_pair_error(e, a, a_to_world, b, b_to_world))
+        }
         (Shape::Mesh(x), Shape::Mesh(y)) => {
             checked(a, a_to_world, b, b_to_world)?;
             // In A's mesh space, as the uncached query (the check made A's placement invertible).
@@ -67,8 +69,16 @@ pub fn contact_manifolds_cached(
         return Err(QueryError::NonFiniteArgument("prediction"));
     }
     let mut manifold = ContactManifold::default();
-    narrow::contact_manifold(x, a_to_world, y, b_to_world, prediction.max(0.0), &mut cache.gjk, &mut manifold)
-        .map_err(|e| convex_pair_error(e, a, a_to_world, b, b_to_world))?;
+    narrow::contact_manifold(
+        x,
+        a_to_world,
+        y,
+        b_to_world,
+        prediction.max(0.0),
+        &mut cache.gjk,
+        &mut manifold,
+    )
+    .map_err(|e| convex_pair_error(e, a, a_to_world, b, b_to_world))?;
     if !manifold.is_empty() {
         out.push(PartManifold { part_a: 0, part_b: 0, manifold });
     }

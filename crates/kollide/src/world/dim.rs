@@ -4,7 +4,7 @@
 
 use std::fmt::Debug;
 
-use glam::{Affine3A, Vec3};
+use glam::{Affine3A, Vec3, Vec3A};
 
 use crate::bounds::Aabb3;
 use crate::broad::BroadBounds;
@@ -53,10 +53,9 @@ pub trait Dim: Sized + Send + Sync + 'static {
     /// with `by` centred at the origin).
     fn grown_by(bounds: &Self::Bounds, by: &Self::Bounds) -> Self::Bounds;
 
-    /// An upper bound on how far any point of a shape inside `bounds` (world) moved when its
-    /// placement changed from `old` to `new`; infinite when `old` is not invertible.
-    fn displacement_bound(old: &Self::Placement, new: &Self::Placement, bounds: &Self::Bounds) -> f32;
-
+    /// An upper bound on how far any point of the shape moved when its placement changed from
+    /// `old` to `new` (infinite when unknown).
+    fn displacement_bound(shape: &Self::Shape, old: &Self::Placement, new: &Self::Placement) -> f32;
     /// Whether A and B touch or overlap.
     fn intersects(
         a: &Self::Shape,
@@ -103,8 +102,11 @@ pub trait Dim: Sized + Send + Sync + 'static {
     /// The time of a cast hit.
     fn cast_hit_t(hit: &Self::CastHit) -> f32;
     /// Whether the solid shape contains the point.
-    fn contains_point(shape: &Self::Shape, to_world: &Self::Placement, p: Self::Vector)
-    -> Result<bool, QueryError>;
+    fn contains_point(
+        shape: &Self::Shape,
+        to_world: &Self::Placement,
+        p: Self::Vector,
+    ) -> Result<bool, QueryError>;
     /// The box as a shape and its placement.
     fn box_shape(bounds: &Self::Bounds) -> (Self::Shape, Self::Placement);
 }
@@ -156,16 +158,17 @@ impl Dim for Dim3 {
         Aabb3::new(bounds.min - half, bounds.max + half)
     }
 
-    /// A point's displacement `new(old⁻¹(p)) - p` is affine in `p`, so its length, a convex
-    /// function, is largest at a corner of the box.
-    fn displacement_bound(old: &Affine3A, new: &Affine3A, bounds: &Aabb3) -> f32 {
-        let change = *new * old.inverse();
+    /// A local point's displacement `(new - old)(p)` is affine in `p`, so its length, a convex
+    /// function, is largest at a corner of the shape's local box.
+    fn displacement_bound(shape: &Shape, old: &Affine3A, new: &Affine3A) -> f32 {
+        let Ok(local) = query::bounds(shape, &Affine3A::IDENTITY) else { return f32::INFINITY };
+        let (linear, shift) = (new.matrix3 - old.matrix3, new.translation - old.translation);
+        let (lo, hi) = (Vec3A::from(local.min), Vec3A::from(local.max));
         let mut largest = 0.0f32;
-        for i in 0..8 {
-            let pick = |bit: usize, lo: f32, hi: f32| if i & bit == 0 { lo } else { hi };
-            let (lo, hi) = (bounds.min, bounds.max);
-            let corner = Vec3::new(pick(1, lo.x, hi.x), pick(2, lo.y, hi.y), pick(4, lo.z, hi.z));
-            largest = largest.max((change.transform_point3(corner) - corner).length());
+        for corner in 0..8 {
+            let pick = |bit: usize| if corner & bit == 0 { 0.0 } else { 1.0 };
+            let p = lo + (hi - lo) * Vec3A::new(pick(1), pick(2), pick(4));
+            largest = largest.max((linear * p + shift).length());
         }
         if largest.is_nan() { f32::INFINITY } else { largest }
     }
@@ -192,11 +195,21 @@ impl Dim for Dim3 {
         query::contact_manifolds_cached(a, a_to_world, b, b_to_world, prediction, cache, out)
     }
 
-    fn distance(a: &Shape, a_to_world: &Affine3A, b: &Shape, b_to_world: &Affine3A) -> Result<f32, QueryError> {
+    fn distance(
+        a: &Shape,
+        a_to_world: &Affine3A,
+        b: &Shape,
+        b_to_world: &Affine3A,
+    ) -> Result<f32, QueryError> {
         query::distance(a, a_to_world, b, b_to_world)
     }
 
-    fn cast_ray(shape: &Shape, to_world: &Affine3A, ray: &Ray3, max_t: f32) -> Result<Option<RayHit3>, QueryError> {
+    fn cast_ray(
+        shape: &Shape,
+        to_world: &Affine3A,
+        ray: &Ray3,
+        max_t: f32,
+    ) -> Result<Option<RayHit3>, QueryError> {
         query::cast_ray(shape, to_world, ray, max_t)
     }
 

@@ -19,6 +19,7 @@ impl<D: Dim, B: BroadPhase<D::Bounds>> World<D, B> {
             filter: desc.filter,
             sensor: desc.sensor,
             fixed: desc.fixed,
+            contacts: desc.contacts,
             user_data: desc.user_data,
             bounds,
             velocity: None,
@@ -38,7 +39,11 @@ impl<D: Dim, B: BroadPhase<D::Bounds>> World<D, B> {
     }
 
     /// Moves a collider to a new placement (a teleport: no velocity).
-    pub fn set_placement(&mut self, handle: ColliderHandle, placement: D::Placement) -> Result<(), WorldError> {
+    pub fn set_placement(
+        &mut self,
+        handle: ColliderHandle,
+        placement: D::Placement,
+    ) -> Result<(), WorldError> {
         self.move_collider(handle, placement, None)
     }
 

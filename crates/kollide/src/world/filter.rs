@@ -53,15 +53,26 @@ impl Default for CollisionFilter {
 /// `Fn(ColliderHandle, &Collider<D>, ColliderHandle, &Collider<D>) -> bool` are pair filters.
 pub trait PairFilter<D: Dim>: Send + Sync {
     /// Whether A and B may touch (called with A's slot below B's).
-    fn allows(&self, a: ColliderHandle, a_collider: &Collider<D>, b: ColliderHandle, b_collider: &Collider<D>)
-    -> bool;
+    fn allows(
+        &self,
+        a: ColliderHandle,
+        a_collider: &Collider<D>,
+        b: ColliderHandle,
+        b_collider: &Collider<D>,
+    ) -> bool;
 }
 
 impl<D: Dim, F> PairFilter<D> for F
 where
     F: Fn(ColliderHandle, &Collider<D>, ColliderHandle, &Collider<D>) -> bool + Send + Sync,
 {
-    fn allows(&self, a: ColliderHandle, a_collider: &Collider<D>, b: ColliderHandle, b_collider: &Collider<D>) -> bool {
+    fn allows(
+        &self,
+        a: ColliderHandle,
+        a_collider: &Collider<D>,
+        b: ColliderHandle,
+        b_collider: &Collider<D>,
+    ) -> bool {
         self(a, a_collider, b, b_collider)
     }
 }

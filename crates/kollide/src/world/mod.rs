@@ -13,7 +13,8 @@
 //! colliders each moved less than that. The step's [`events`](World::events) list the pairs that
 //! began or stopped touching; [`contacts`](World::contacts) the touching pairs (and, with a
 //! [`prediction`](WorldSettings::prediction) distance, the nearly touching ones) with their
-//! manifolds, whose feature ids let a solver warm-start.
+//! manifolds, whose feature ids let a solver warm-start. Manifolds are computed for pairs with
+//! a collider that asks for them ([`ColliderDesc::contacts`], the default).
 //!
 //! "Touching" is exactly [`query::intersects`](crate::query::intersects): closed shapes touch
 //! when they share a point, solids also when one is inside the other. A sensor takes part in
@@ -150,6 +151,10 @@ pub struct ColliderDesc<D: Dim> {
     pub sensor: bool,
     /// A fixed (static) collider is never tested against another fixed collider.
     pub fixed: bool,
+    /// Whether its touching pairs get contact manifolds (a pair gets them when either collider
+    /// asks). Colliders that only need to know what they touch (the events) save the manifolds'
+    /// cost, which for two meshes is most of the narrow phase.
+    pub contacts: bool,
     /// Anything the caller wants to find again from a handle.
     pub user_data: u64,
 }
@@ -157,7 +162,15 @@ pub struct ColliderDesc<D: Dim> {
 impl<D: Dim> ColliderDesc<D> {
     /// A moving, non-sensor collider in every layer.
     pub fn new(shape: D::Shape, placement: D::Placement) -> Self {
-        Self { shape, placement, filter: CollisionFilter::ALL, sensor: false, fixed: false, user_data: 0 }
+        Self {
+            shape,
+            placement,
+            filter: CollisionFilter::ALL,
+            sensor: false,
+            fixed: false,
+            contacts: true,
+            user_data: 0,
+        }
     }
 
     pub fn with_filter(self, filter: CollisionFilter) -> Self {
@@ -170,6 +183,10 @@ impl<D: Dim> ColliderDesc<D> {
 
     pub fn fixed(self, fixed: bool) -> Self {
         Self { fixed, ..self }
+    }
+
+    pub fn contacts(self, contacts: bool) -> Self {
+        Self { contacts, ..self }
     }
 
     pub fn with_user_data(self, user_data: u64) -> Self {
@@ -185,6 +202,7 @@ pub struct Collider<D: Dim> {
     filter: CollisionFilter,
     sensor: bool,
     fixed: bool,
+    contacts: bool,
     user_data: u64,
     /// The tight world box at the placement.
     bounds: D::Bounds,
@@ -213,6 +231,11 @@ impl<D: Dim> Collider<D> {
 
     pub fn is_fixed(&self) -> bool {
         self.fixed
+    }
+
+    /// Whether its touching pairs get contact manifolds ([`ColliderDesc::contacts`]).
+    pub fn wants_contacts(&self) -> bool {
+        self.contacts
     }
 
     pub fn user_data(&self) -> u64 {
@@ -335,7 +358,10 @@ impl<D: Dim, B: BroadPhase<D::Bounds>> World<D, B> {
     pub fn memory_bytes(&self) -> usize {
         let pairs = |list: &Vec<PairState<D>>| {
             list.capacity() * std::mem::size_of::<PairState<D>>()
-                + list.iter().map(|p| p.manifolds.capacity() * std::mem::size_of::<D::Manifold>()).sum::<usize>()
+                + list
+                    .iter()
+                    .map(|p| p.manifolds.capacity() * std::mem::size_of::<D::Manifold>())
+                    .sum::<usize>()
         };
         self.colliders.memory_bytes()
             + pairs(&self.pairs)

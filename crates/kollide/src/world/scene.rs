@@ -138,7 +138,9 @@ impl<D: Dim, B: BroadPhase<D::Bounds>> World<D, B> {
             max_t,
             filter,
             visitor,
-            |collider, limit| D::cast_shape(&collider.shape, &collider.placement, shape, placement, velocity, limit),
+            |collider, limit| {
+                D::cast_shape(&collider.shape, &collider.placement, shape, placement, velocity, limit)
+            },
             D::cast_hit_t,
         )
     }
@@ -231,10 +233,17 @@ impl<D: Dim, B: BroadPhase<D::Bounds>> World<D, B> {
         filter: &QueryFilter,
     ) -> Result<Option<(ColliderHandle, D::CastHit)>, WorldError> {
         let mut best = None;
-        self.visit_shape_cast(shape, placement, velocity, max_t, filter, &mut |h, _: &Collider<D>, hit: &D::CastHit| {
-            best = Some((h, *hit));
-            HitVisit::Clip
-        })?;
+        self.visit_shape_cast(
+            shape,
+            placement,
+            velocity,
+            max_t,
+            filter,
+            &mut |h, _: &Collider<D>, hit: &D::CastHit| {
+                best = Some((h, *hit));
+                HitVisit::Clip
+            },
+        )?;
         Ok(best)
     }
 
@@ -256,7 +265,12 @@ impl<D: Dim, B: BroadPhase<D::Bounds>> World<D, B> {
 
     /// The colliders whose shapes touch or overlap the box, into `out` (cleared first) in slot
     /// order. Errors: a box that is not finite and ordered.
-    pub fn overlap_box(&self, region: &D::Bounds, filter: &QueryFilter, out: &mut Vec<ColliderHandle>) -> Result<(), WorldError> {
+    pub fn overlap_box(
+        &self,
+        region: &D::Bounds,
+        filter: &QueryFilter,
+        out: &mut Vec<ColliderHandle>,
+    ) -> Result<(), WorldError> {
         out.clear();
         if !region.is_valid() {
             return Err(QueryError::NonFiniteArgument("region").into());
@@ -266,7 +280,12 @@ impl<D: Dim, B: BroadPhase<D::Bounds>> World<D, B> {
     }
 
     /// The colliders whose solids contain the point, into `out` (cleared first) in slot order.
-    pub fn colliders_at_point(&self, p: D::Vector, filter: &QueryFilter, out: &mut Vec<ColliderHandle>) -> Result<(), WorldError> {
+    pub fn colliders_at_point(
+        &self,
+        p: D::Vector,
+        filter: &QueryFilter,
+        out: &mut Vec<ColliderHandle>,
+    ) -> Result<(), WorldError> {
         out.clear();
         if !D::is_finite(p) {
             return Err(QueryError::NonFiniteArgument("point").into());
@@ -284,7 +303,9 @@ impl<D: Dim, B: BroadPhase<D::Bounds>> World<D, B> {
             0.0,
             filter,
             &mut visitor,
-            |collider, _| D::contains_point(&collider.shape, &collider.placement, p).map(|inside| inside.then_some(())),
+            |collider, _| {
+                D::contains_point(&collider.shape, &collider.placement, p).map(|inside| inside.then_some(()))
+            },
             |_| 0.0,
         )
     }
@@ -318,7 +339,8 @@ impl<D: Dim, B: BroadPhase<D::Bounds>> World<D, B> {
             filter,
             &mut visitor,
             |collider, _| {
-                D::distance(&collider.shape, &collider.placement, shape, placement).map(|d| (d <= max_distance).then_some(d))
+                D::distance(&collider.shape, &collider.placement, shape, placement)
+                    .map(|d| (d <= max_distance).then_some(d))
             },
             |_| 0.0,
         )?;
@@ -341,7 +363,10 @@ impl<D: Dim, B: BroadPhase<D::Bounds>> World<D, B> {
         #[cfg(feature = "parallel")]
         {
             use rayon::prelude::*;
-            rays.par_iter().with_min_len(64).map(|(ray, max_t)| self.cast_ray(ray, *max_t, filter)).collect_into_vec(out);
+            rays.par_iter()
+                .with_min_len(64)
+                .map(|(ray, max_t)| self.cast_ray(ray, *max_t, filter))
+                .collect_into_vec(out);
         }
         #[cfg(not(feature = "parallel"))]
         out.extend(rays.iter().map(|(ray, max_t)| self.cast_ray(ray, *max_t, filter)));

@@ -84,7 +84,8 @@ impl<D: Dim, B: BroadPhase<D::Bounds>> World<D, B> {
     }
 
     /// The touching (and, with a prediction distance, nearly touching) non-sensor pairs of the
-    /// latest step with their manifolds, in slot order. Pairs with a collider removed since are
+    /// latest step with their manifolds (empty when neither collider asks for contacts), in slot
+    /// order. Pairs with a collider removed since are
     /// left out.
     pub fn contacts(&self) -> impl Iterator<Item = ContactPair<'_, D>> {
         self.pairs
@@ -97,6 +98,12 @@ impl<D: Dim, B: BroadPhase<D::Bounds>> World<D, B> {
     /// [`contacts`](Self::contacts) with the given collider as A or B.
     pub fn contacts_of(&self, handle: ColliderHandle) -> impl Iterator<Item = ContactPair<'_, D>> {
         self.contacts().filter(move |p| p.a == handle || p.b == handle)
+    }
+
+    /// Number of candidate pairs of the latest step: broad-phase boxes overlap and the filters
+    /// allow the pair (each had a narrow phase or kept its last one).
+    pub fn candidate_pair_count(&self) -> usize {
+        self.pairs.len()
     }
 
     /// The pairs touching after the latest step (sensor pairs included), in slot order.
@@ -115,7 +122,8 @@ impl<D: Dim, B: BroadPhase<D::Bounds>> World<D, B> {
         let mut new = std::mem::take(&mut self.spare_pairs);
         new.clear();
         for &(i, j) in &self.broad_events.pairs {
-            let (Some((a, ca)), Some((b, cb))) = (self.colliders.at(i as usize), self.colliders.at(j as usize))
+            let (Some((a, ca)), Some((b, cb))) =
+                (self.colliders.at(i as usize), self.colliders.at(j as usize))
             else {
                 continue;
             };
@@ -167,28 +175,36 @@ fn end_if_touching<D: Dim>(pair: &PairState<D>, events: &mut Vec<CollisionEvent>
 }
 
 /// The narrow phase of one candidate pair, unless it can keep its last answer.
-fn update_pair<D: Dim>(pair: &mut PairState<D>, colliders: &Slots<Collider<D>>, settings: &WorldSettings, step: u64) {
+fn update_pair<D: Dim>(
+    pair: &mut PairState<D>,
+    colliders: &Slots<Collider<D>>,
+    settings: &WorldSettings,
+    step: u64,
+) {
     pair.changed = false;
-    let (Some(ca), Some(cb)) = (colliders.value(pair.a.index() as usize), colliders.value(pair.b.index() as usize))
+    let (Some(ca), Some(cb)) =
+        (colliders.value(pair.a.index() as usize), colliders.value(pair.b.index() as usize))
     else {
         return;
     };
     if pair.computed_at > 0 {
-        let unmoved = ca.moved_at <= pair.computed_at && cb.moved_at <= pair.computed_at;
+        if ca.moved_at <= pair.computed_at && cb.moved_at <= pair.computed_at {
+            return;
+        }
         let reuse = settings.reuse_distance;
-        if unmoved
-            || (reuse > 0.0
-                && D::displacement_bound(&pair.a_placement, &ca.placement, &ca.bounds) <= reuse
-                && D::displacement_bound(&pair.b_placement, &cb.placement, &cb.bounds) <= reuse)
+        if reuse > 0.0
+            && D::displacement_bound(&ca.shape, &pair.a_placement, &ca.placement) <= reuse
+            && D::displacement_bound(&cb.shape, &pair.b_placement, &cb.placement) <= reuse
         {
             return;
         }
     }
     // The world checked both shapes and placements: a query error is a pair of kinds without an
     // algorithm (manifolds with a field), which leaves the manifolds empty.
-    let touching = D::intersects(&ca.shape, &ca.placement, &cb.shape, &cb.placement, &mut pair.cache).unwrap_or(false);
+    let touching =
+        D::intersects(&ca.shape, &ca.placement, &cb.shape, &cb.placement, &mut pair.cache).unwrap_or(false);
     pair.manifolds.clear();
-    if !pair.sensor && (touching || settings.prediction > 0.0) {
+    if !pair.sensor && (ca.contacts || cb.contacts) && (touching || settings.prediction > 0.0) {
         let prediction = settings.prediction;
         let result = D::manifolds(
             &ca.shape,
