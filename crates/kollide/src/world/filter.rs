@@ -116,9 +116,10 @@ impl<'a> QueryFilter<'a> {
 
     /// Whether the query sees this collider.
     pub fn sees<D: Dim>(&self, handle: ColliderHandle, collider: &Collider<D>) -> bool {
-        self.bits.allows(&collider.filter)
-            && !(self.exclude_sensors && collider.sensor)
-            && !(self.exclude_fixed && collider.fixed)
+        let excluded_kind =
+            (self.exclude_sensors && collider.sensor) || (self.exclude_fixed && collider.fixed);
+        !excluded_kind
+            && self.bits.allows(&collider.filter)
             && !self.exclude.contains(&handle)
             && self.predicate.is_none_or(|p| p(handle))
     }

@@ -44,7 +44,7 @@ mod step;
 pub use dim::{Dim, Dim3};
 pub use filter::{CollisionFilter, PairFilter, QueryFilter};
 pub use handle::{ColliderHandle, MAX_COLLIDERS};
-pub use scene::{ColliderVisit, HitVisit, Visitor};
+pub use scene::{ColliderVisit, HitVisit, RayCast, Visitor};
 pub use step::ContactPair;
 
 use crate::broad::{BroadPhase, DefaultBroadPhase, PairEvents};

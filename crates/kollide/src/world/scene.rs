@@ -54,10 +54,16 @@ impl<D: Dim, H, F: FnMut(ColliderHandle, &Collider<D>, &H) -> HitVisit> Visitor<
     }
 }
 
+/// The buffers of one traversal: the broad phase's ids, and the candidates (entry, slot).
+type Scratch = (Vec<u32>, Vec<(f32, u32)>);
+
+/// A ray's answer: the closest hit and its collider, if any.
+pub type RayCast<D> = Result<Option<(ColliderHandle, <D as Dim>::RayHit)>, WorldError>;
+
 thread_local! {
     /// Candidate buffers reused across queries (a nested query from a visitor finds them taken
     /// and allocates its own).
-    static SCRATCH: Cell<(Vec<u32>, Vec<(f32, u32)>)> = const { Cell::new((Vec::new(), Vec::new())) };
+    static SCRATCH: Cell<Scratch> = const { Cell::new((Vec::new(), Vec::new())) };
 }
 
 impl<D: Dim, B: BroadPhase<D::Bounds>> World<D, B> {
@@ -354,7 +360,7 @@ impl<D: Dim, B: BroadPhase<D::Bounds>> World<D, B> {
         &self,
         rays: &[(<D::Bounds as BroadBounds>::Ray, f32)],
         filter: &QueryFilter,
-        out: &mut Vec<Result<Option<(ColliderHandle, D::RayHit)>, WorldError>>,
+        out: &mut Vec<RayCast<D>>,
     ) where
         B: Sync,
         <D::Bounds as BroadBounds>::Ray: Sync,
