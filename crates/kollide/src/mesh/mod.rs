@@ -18,6 +18,7 @@ mod mesh_mesh;
 mod query;
 mod self_intersection;
 mod sphere_set;
+mod support;
 mod topology;
 mod trimesh;
 

@@ -1,12 +1,13 @@
 //! `TriMesh`: an indexed triangle mesh with its BVH, validated once at construction.
 
+use super::support::SupportGrid;
 use super::topology::{
     EdgeNeighbor, TopologyReport, active_edges, component_seeds, edge_neighbors, mesh_report,
 };
 use crate::bounds::Aabb3;
 use crate::bvh::{Bvh3, BvhSettings, MAX_PRIMITIVES};
 use crate::primitive::Triangles4;
-use glam::{Vec3, Vec3A, Vec4};
+use glam::{Affine3A, Vec3, Vec3A, Vec4};
 use std::fmt;
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -161,6 +162,9 @@ pub struct TriMesh {
     solid: OnceLock<Option<Solid>>,
     /// The active-edge bits ([`active_edges`]), computed on first use; reset when vertices move.
     active_edges: OnceLock<Vec<u8>>,
+    /// The support function on a grid of directions, for tight boxes under maps: computed on
+    /// first use; reset when vertices move.
+    support: OnceLock<SupportGrid>,
 }
 
 /// What closed meshes store for inside/outside tests: angle-weighted pseudo-normals
@@ -185,6 +189,8 @@ pub(crate) struct Solid {
 /// Heap memory of a [`TriMesh`], by part.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MemoryReport {
+    /// The vertices, and once computed the support table of [`TriMesh::bounds_under`] (about
+    /// 1 KB).
     pub vertices: usize,
     pub triangles: usize,
     pub bvh: usize,
@@ -247,6 +253,7 @@ impl TriMesh {
             component_seeds: OnceLock::new(),
             solid: OnceLock::new(),
             active_edges: OnceLock::new(),
+            support: OnceLock::new(),
         })
     }
 
@@ -280,6 +287,25 @@ impl TriMesh {
     /// The box around all vertices used by triangles.
     pub fn bounds(&self) -> Aabb3 {
         self.bvh.bounds()
+    }
+
+    /// The support table of [`bounds_under`](Self::bounds_under), built on first use (a mesh
+    /// without vertices has a table of `-inf`).
+    pub(crate) fn support_grid(&self) -> &SupportGrid {
+        self.support.get_or_init(|| SupportGrid::new(&self.vertices))
+    }
+
+    /// A box containing the mesh under the map: within a few percent of the mesh's size of the
+    /// exact box (the box of the mapped vertices), and never larger than the box of the mapped
+    /// [`bounds`](Self::bounds). Costs six lookups in a table of the mesh's support function,
+    /// built on the first call (one pass over the vertices per sampled direction).
+    pub fn bounds_under(&self, to_world: &Affine3A) -> Aabb3 {
+        let mapped_root = self.bounds().transformed(to_world);
+        if self.vertices.is_empty() {
+            return mapped_root;
+        }
+        let tight = self.support_grid().bounds(to_world);
+        Aabb3::new(tight.min.max(mapped_root.min), tight.max.min(mapped_root.max))
     }
 
     /// How the triangles connect and where the surface passes through itself (computed on the
@@ -336,8 +362,9 @@ impl TriMesh {
         let solid = self.solid.get().and_then(Option::as_ref).map_or(0, |s| {
             s.neighbors.capacity() * size_of::<[u32; 3]>() + s.vertex_normals.capacity() * size_of::<Vec3>()
         });
+        let support = self.support.get().map_or(0, SupportGrid::memory_bytes);
         MemoryReport {
-            vertices: self.vertices.capacity() * size_of::<Vec3>(),
+            vertices: self.vertices.capacity() * size_of::<Vec3>() + support,
             triangles: self.triangles.capacity() * size_of::<[u32; 3]>(),
             bvh: self.bvh.memory_bytes(),
             corners: self.slots.capacity() * size_of::<Slot>(),
@@ -366,6 +393,7 @@ impl TriMesh {
         self.topology = OnceLock::new();
         self.solid = OnceLock::new();
         self.active_edges = OnceLock::new();
+        self.support = OnceLock::new();
         Ok(())
     }
 

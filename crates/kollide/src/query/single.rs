@@ -256,8 +256,9 @@ pub fn contains_point(shape: &Shape, to_world: &Affine3A, p: Vec3) -> Result<boo
     }
 }
 
-/// The world box of the placed shape: exact for convex shapes and sphere sets, the box of the
-/// mapped BVH root box for meshes and compounds, the mapped bounds of a field.
+/// The world box of the placed shape: exact for convex shapes and sphere sets, within a few
+/// percent of the exact box for meshes ([`TriMesh::bounds_under`](crate::mesh::TriMesh::bounds_under)),
+/// the box of the mapped root box for compounds, the mapped bounds of a field.
 ///
 /// Errors: a non-finite or (for all but convex shapes) singular placement, an invalid shape, an
 /// unbounded field.
@@ -269,7 +270,7 @@ pub fn bounds(shape: &Shape, to_world: &Affine3A) -> Result<Aabb3, QueryError> {
 pub(crate) fn bounds_placed(s: &PlacedShape) -> Result<Aabb3, QueryError> {
     Ok(match s.shape {
         Shape::Convex(c) => c.aabb(s.to_world),
-        Shape::Mesh(mesh) => mesh.bounds().transformed(s.to_world),
+        Shape::Mesh(mesh) => mesh.bounds_under(s.to_world),
         Shape::SphereSet(set) => {
             set.spheres().iter().fold(Aabb3::EMPTY, |acc, ball| acc.merge(&ball_box(ball, s.to_world)))
         }

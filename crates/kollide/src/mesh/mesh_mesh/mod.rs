@@ -87,16 +87,18 @@ use std::ops::Range;
 
 /// Caller-owned memory of one pair of meshes between queries (temporal coherence).
 ///
-/// An overlap query first re-checks what proved the last overlap: the intersecting triangle
-/// pair, or the vertex found inside the other solid. After a small motion this usually still
-/// holds and the query costs one triangle test (or one inside test) instead of a descent. A
-/// stale or foreign cache (from another pair of meshes) is harmless: it is only ever a candidate,
-/// re-checked exactly, and a failed check falls back to the full query. A miss leaves the cache
-/// empty: no single node pair proves that two concave meshes are apart, so the next query
-/// descends in full.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// An overlap query first re-checks what proved the last answer. After an overlap: the
+/// intersecting triangle pair, or the vertex found inside the other solid. After a miss: the
+/// plane that separated the meshes' convex hulls (from the meshes' support tables, see
+/// [`TriMesh::bounds_under`]). After a small motion this usually still holds and the query costs
+/// one triangle test, one inside test or two table lookups instead of a descent. A stale or
+/// foreign cache (from another pair of meshes) is harmless: it is only ever a candidate,
+/// re-checked exactly, and a failed check falls back to the full query.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct MeshMeshCache {
     witness: Witness,
+    /// The normal (A's mesh space, not unit) of the plane that last separated the hulls.
+    apart: Option<Vec3>,
 }
 
 /// What proved an overlap. Triangles are leaf slots (the order of the meshes' BVH leaves), so a
@@ -123,7 +125,7 @@ impl MeshMeshCache {
 
     /// Forgets the last witness.
     pub fn clear(&mut self) {
-        self.witness = Witness::None;
+        *self = Self::default();
     }
 
     /// True if the cache holds a witness of the last overlap.
@@ -228,34 +230,84 @@ fn find_overlap(
     rel: &Relative,
     cache: Option<&mut MeshMeshCache>,
 ) -> Option<Witness> {
-    let cached = cache.as_ref().map_or(Witness::None, |c| c.witness);
-    let witness = if recheck(a, b, rel, cached) {
-        cached
-    } else {
-        let mut found = Witness::None;
-        descend(a, b, rel, |ka, kb| {
-            found = Witness::Triangles { a: ka, b: kb };
-            false
-        });
-        if found == Witness::None {
-            found = containment(a, b, rel);
-        }
-        found
-    };
-    if let Some(cache) = cache {
-        cache.witness = witness;
+    let Some(cache) = cache else { return full_overlap(a, b, rel) };
+    // Apart: the last separating direction, then the direction between the boxes' centres.
+    let centers = rel.to_a.transform_point3(b.bounds().center()) - a.bounds().center();
+    if let Some(dir) = cache.apart.filter(|&d| hulls_apart(a, b, rel, d)) {
+        cache.apart = Some(dir);
+        cache.witness = Witness::None;
+        return None;
     }
-    (witness != Witness::None).then_some(witness)
+    if hulls_apart(a, b, rel, centers) {
+        *cache = MeshMeshCache { witness: Witness::None, apart: Some(centers) };
+        return None;
+    }
+    let witness = recheck(a, b, rel, cache.witness).or_else(|| full_overlap(a, b, rel));
+    *cache = MeshMeshCache { witness: witness.unwrap_or(Witness::None), apart: None };
+    witness
 }
 
-/// True if `witness` (from an earlier query, possibly on other meshes) proves an overlap now.
-fn recheck(a: &TriMesh, b: &TriMesh, rel: &Relative, witness: Witness) -> bool {
-    match witness {
+/// The overlap query without a cache: a descent to the first intersecting triangle pair, then
+/// the containment test.
+fn full_overlap(a: &TriMesh, b: &TriMesh, rel: &Relative) -> Option<Witness> {
+    let mut found = Witness::None;
+    descend(a, b, rel, |ka, kb| {
+        found = Witness::Triangles { a: ka, b: kb };
+        false
+    });
+    if found == Witness::None {
+        found = containment(a, b, rel);
+    }
+    (found != Witness::None).then_some(found)
+}
+
+/// True if the plane with normal `dir` (A's mesh space) separates the convex hulls of A and of B
+/// (placed by `rel`) by more than the rounding of the test: then the meshes, solids or surfaces,
+/// do not touch. The hulls' supports are bounded from above by the meshes' support tables, so a
+/// `true` is a proof; a `false` proves nothing.
+fn hulls_apart(a: &TriMesh, b: &TriMesh, rel: &Relative, dir: Vec3) -> bool {
+    // max over A of `dir · x`, and min over B of `dir · (M p + t)` = `dir · t - h_B(-Mᵀ dir)`.
+    let m = Mat3::from(rel.to_a.matrix3);
+    let t = Vec3::from(rel.to_a.translation);
+    let a_reach = a.support_grid().support(dir);
+    let b_near = dir.dot(t) - b.support_grid().support(-(m.transpose() * dir));
+    // Rounding: a few ulps of the magnitudes the two sides are made of.
+    let size = |bounds: crate::bounds::Aabb3| bounds.min.abs().max(bounds.max.abs()).max_element();
+    let magnitude = size(a.bounds()) + rel.b_size.max_element() * size(b.bounds()) + t.abs().max_element();
+    let tolerance = 1e-5 * dir.length() * magnitude;
+    b_near - a_reach > tolerance
+}
+
+/// The witness, or for a triangle pair that no longer intersects an intersecting pair among the
+/// triangles around it (each triangle and its edge neighbours, when both meshes are solids and
+/// have them), if that proves an overlap now (`witness` may come from an earlier query on other
+/// meshes). The intersection curve moves little between two steps, so it is usually found again
+/// next to where it was.
+fn recheck(a: &TriMesh, b: &TriMesh, rel: &Relative, witness: Witness) -> Option<Witness> {
+    let proves = match witness {
         Witness::None => false,
         Witness::Triangles { a: ka, b: kb } => {
-            (ka as usize) < a.triangle_count()
-                && (kb as usize) < b.triangle_count()
-                && test_triangle_triangle(a.slot_corners(ka), &rel.map_b_triangle(b.slot_corners(kb)))
+            if (ka as usize) >= a.triangle_count() || (kb as usize) >= b.triangle_count() {
+                return None;
+            }
+            if test_triangle_triangle(a.slot_corners(ka), &rel.map_b_triangle(b.slot_corners(kb))) {
+                return Some(witness);
+            }
+            let (Some(sa), Some(sb)) = (a.solid(), b.solid()) else { return None };
+            // A missing neighbour (none in a solid, but checked) repeats the triangle itself.
+            let ring = |k: u32, neighbors: &[[u32; 3]]| {
+                let across =
+                    neighbors[k as usize].map(|n| if (n as usize) < neighbors.len() { n } else { k });
+                [k, across[0], across[1], across[2]]
+            };
+            let b_ring = ring(kb, &sb.neighbors).map(|k| (k, rel.map_b_triangle(b.slot_corners(k))));
+            for ia in ring(ka, &sa.neighbors) {
+                let ta = a.slot_corners(ia);
+                if let Some(&(ib, _)) = b_ring.iter().find(|(_, tb)| test_triangle_triangle(ta, tb)) {
+                    return Some(Witness::Triangles { a: ia, b: ib });
+                }
+            }
+            false
         }
         Witness::BVertexInA(v) => {
             b.vertices().get(v as usize).is_some_and(|&p| inside(a, rel.to_a.transform_point3(p)))
@@ -263,7 +315,8 @@ fn recheck(a: &TriMesh, b: &TriMesh, rel: &Relative, witness: Witness) -> bool {
         Witness::AVertexInB(u) => {
             a.vertices().get(u as usize).is_some_and(|&p| inside(b, rel.to_b.transform_point3(p)))
         }
-    }
+    };
+    proves.then_some(witness)
 }
 
 /// True if `mesh` is solid and contains `p` (its own space); the box test first.
