@@ -520,3 +520,32 @@ fn moved_vertices_refit_the_bvh() {
 fn an_instance_costs_at_most_128_bytes() {
     assert!(size_of::<kollide::mesh::MeshInstance>() <= 128, "{}", size_of::<kollide::mesh::MeshInstance>());
 }
+
+/// `bounds_under` contains the box of the mapped triangle corners (the brute-force box) under
+/// random affine maps, far from the origin too, is within a few percent of the mesh's size of it,
+/// and is never larger than the mapped root box.
+#[test]
+fn bounds_under_contains_the_mapped_corners_and_is_nearly_tight() {
+    let mut rng = random::rng(91);
+    for (name, data, _) in meshes() {
+        let mesh = TriMesh::new(data.vertices.clone(), data.triangles.clone()).unwrap();
+        let corners: Vec<Vec3> =
+            data.triangles.iter().flat_map(|t| t.map(|i| data.vertices[i as usize])).collect();
+        let mut worst = 0.0f32;
+        for _ in 0..cases(QUERIES) / 6 {
+            let far = if rng.random_bool(0.5) { 1e4 } else { 1.0 };
+            let to_world = random::affine3(&mut rng, far);
+            let exact = Aabb3::from_points(
+                &corners.iter().map(|&p| to_world.transform_point3(p)).collect::<Vec<_>>(),
+            )
+            .unwrap();
+            let bounds = mesh.bounds_under(&to_world);
+            let root = mesh.bounds().transformed(&to_world);
+            assert!(bounds.contains(&exact), "{name}: {bounds:?} misses {exact:?} under {to_world:?}");
+            assert!(root.contains(&bounds), "{name}: {bounds:?} beyond the mapped root box {root:?}");
+            let size = exact.size().max_element();
+            worst = worst.max(((bounds.max - exact.max).max(exact.min - bounds.min)).max_element() / size);
+        }
+        assert!(worst < 0.05, "{name}: {worst} of the size beyond the exact box");
+    }
+}

@@ -1,6 +1,6 @@
 //! A mesh's support function `h(r) = max_p r · p` sampled on a grid of directions, which bounds
-//! the box of the mesh under any affine map from above, within about a percent of the exact box
-//! and at the cost of six table lookups instead of a pass over the vertices.
+//! the box of the mesh under any affine map from above, within a few percent of the mesh's size
+//! of the exact box, at the cost of six table lookups instead of a pass over the vertices.
 //!
 //! # Method
 //!
@@ -26,8 +26,9 @@ use glam::{Affine3A, Vec3};
 use crate::bounds::Aabb3;
 
 /// Grid cells per side of the octahedral map (even, so that the fold lines follow cell
-/// diagonals).
-const N: usize = 16;
+/// diagonals): 1089 directions, about 4 KB, boxes within about 4% of the size of the exact box
+/// on the vendored meshes under random affine maps.
+const N: usize = 32;
 
 /// The support function of a point set on `(N + 1)²` directions.
 #[derive(Clone, Debug)]
@@ -50,14 +51,13 @@ fn unfold(u: f32, v: f32) -> Vec3 {
 }
 
 impl SupportGrid {
-    /// The grid of a non-empty point set with finite coordinates.
-    pub fn new(points: &[Vec3]) -> Self {
-        let reach = points.iter().fold(0.0f32, |m, p| m.max(p.abs().max_element()));
+    /// The grid of a point set given by its support function, whose points' coordinates are at
+    /// most `reach` in magnitude.
+    pub fn new(reach: f32, support: impl Fn(Vec3) -> f32) -> Self {
         let mut values = Vec::with_capacity((N + 1) * (N + 1));
         for i in 0..=N {
             for j in 0..=N {
-                let q = unfold(grid_coordinate(i), grid_coordinate(j));
-                values.push(points.iter().fold(f32::NEG_INFINITY, |m, &p| m.max(q.dot(p))));
+                values.push(support(unfold(grid_coordinate(i), grid_coordinate(j))));
             }
         }
         Self { values, slack: 8.0 * f32::EPSILON * reach }
@@ -138,11 +138,16 @@ mod tests {
         }
     }
 
+    fn grid_of(points: &[Vec3]) -> SupportGrid {
+        let reach = points.iter().fold(0.0f32, |m, p| m.max(p.abs().max_element()));
+        SupportGrid::new(reach, |q| points.iter().fold(f32::NEG_INFINITY, |m, &p| m.max(q.dot(p))))
+    }
+
     #[test]
     fn the_support_bound_is_above_the_exact_support_and_close_to_it() {
         let mut next = sequence(7);
         let points: Vec<Vec3> = (0..500).map(|_| Vec3::new(next() * 3.0, next(), next() * 0.5)).collect();
-        let grid = SupportGrid::new(&points);
+        let grid = grid_of(&points);
         let mut worst = 0.0f32;
         for _ in 0..20_000 {
             let r = Vec3::new(next(), next(), next()) * 10f32.powf(next() * 3.0);
@@ -159,7 +164,7 @@ mod tests {
     fn the_box_under_any_map_contains_the_mapped_points() {
         let mut next = sequence(11);
         let points: Vec<Vec3> = (0..300).map(|_| Vec3::new(next(), next(), next())).collect();
-        let grid = SupportGrid::new(&points);
+        let grid = grid_of(&points);
         for _ in 0..2_000 {
             let linear = Mat3::from_quat(Quat::from_scaled_axis(Vec3::new(next(), next(), next()) * 3.0))
                 * Mat3::from_cols(Vec3::new(next(), next(), next()) * 2.0, Vec3::Y * 3.0 * next(), Vec3::Z);
