@@ -66,8 +66,9 @@ fn run(settings: &Settings, notes: &mut Vec<String>) -> Vec<Row> {
             Arc::new(TriMesh::new(data.vertices, data.triangles).expect("generated meshes are valid"))
         })
         .collect();
-    // About a tenth of the cube is rock: a few percent of the asteroids touch another.
-    let half = 0.5 * (count as f32 * 25.0).cbrt() * 2.2;
+    // The density of `kollide-bench`'s `world/asteroids10k`: about 600 touching pairs among
+    // 10,000 asteroids.
+    let half = 130.0 * (count as f32 / 10_000.0).cbrt();
     let mut bodies: Vec<Body> = (0..count).map(|_| random_body(&mut rng, half)).collect();
 
     let mut world = World3::new();
@@ -147,9 +148,9 @@ fn run(settings: &Settings, notes: &mut Vec<String>) -> Vec<Row> {
 fn random_body(rng: &mut TestRng, half: f32) -> Body {
     Body {
         position: random::point3(rng, half),
-        velocity: random::unit3(rng) * rng.random_range(0.5..3.0),
+        velocity: random::unit3(rng) * rng.random_range(1.0..4.0),
         rotation: random::rotation3(rng),
-        spin: random::unit3(rng) * rng.random_range(0.0..1.0),
+        spin: random::unit3(rng) * rng.random_range(0.3..1.5),
         scale: Vec3::new(rng.random_range(0.5..3.0), rng.random_range(0.5..3.0), rng.random_range(0.5..3.0)),
     }
 }
