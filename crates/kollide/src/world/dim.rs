@@ -168,9 +168,14 @@ impl Dim for Dim3 {
         for corner in 0..8 {
             let pick = |bit: usize| if corner & bit == 0 { 0.0 } else { 1.0 };
             let p = lo + (hi - lo) * Vec3A::new(pick(1), pick(2), pick(4));
-            largest = largest.max((linear * p + shift).length());
+            let moved = (linear * p + shift).length();
+            // `f32::max` would drop a NaN.
+            if moved.is_nan() {
+                return f32::INFINITY;
+            }
+            largest = largest.max(moved);
         }
-        if largest.is_nan() { f32::INFINITY } else { largest }
+        largest
     }
 
     fn intersects(
