@@ -835,6 +835,186 @@ fn the_same_edits_give_the_same_events_in_the_same_order() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Reuse of unmoved pairs
+
+/// With `reuse_distance` r, a pair whose colliders each moved at most r keeps its answer; one
+/// whose collider moved farther is recomputed. A cube of half size 1 shrunk to half size 0.5 in
+/// place moves its corners by 0.87 (> r = 0.6), so its contact with a big ball touching its old
+/// corner must end (the ball's box still overlaps the cube's: the pair stays a candidate).
+/// Found by reasoning on the displacement bound, which measured the change at the corners of
+/// the *new* box: a point now at `q` came from `old(new⁻¹(q))`, not from `q`; for a shrinking
+/// shape the new box is smaller than where its points came from, and the bound said 0.43.
+#[test]
+fn reuse_recomputes_a_pair_whose_collider_shrank_beyond_the_distance() {
+    use glam::Affine3A;
+    use kollide::shape::{Ball, ConvexShape, Cuboid};
+    use kollide::world::ColliderDesc3;
+    let settings = WorldSettings { reuse_distance: 0.6, ..WorldSettings::default() };
+    let mut world = World3::with_settings(settings);
+    let cube = Shape::Convex(ConvexShape::Cuboid(Cuboid::new(Vec3::ONE)));
+    // Radius 3, 1.5 from the origin along the diagonal: 0.23 into the cube's corner (1, 1, 1),
+    // 0.63 from the shrunk cube's corner; its box reaches down to -0.40 on every axis.
+    let ball = Shape::Convex(ConvexShape::Ball(Ball::new(3.0)));
+    let center = Vec3::ONE.normalize() * 4.5;
+    let a = world.insert(ColliderDesc3::new(cube, Affine3A::IDENTITY)).unwrap();
+    let b = world.insert(ColliderDesc3::new(ball, Affine3A::from_translation(center))).unwrap();
+    world.step();
+    assert_eq!(world.touching_pairs().collect::<Vec<_>>(), [(a, b)]);
+    // Half the size in place: the corner (1, 1, 1) goes to (0.5, 0.5, 0.5), 0.87 away.
+    world.set_placement(a, Affine3A::from_scale(Vec3::splat(0.5))).unwrap();
+    assert!(world.collider(a).unwrap().bounds().overlaps(world.collider(b).unwrap().bounds()));
+    world.step();
+    assert_eq!(
+        world.touching_pairs().count(),
+        0,
+        "the cube's corners moved 0.87 > 0.6: the pair must be recomputed"
+    );
+    assert_eq!(world.events(), [CollisionEvent { a, b, kind: EventKind::ContactEnded }]);
+}
+
+/// A flattened convex shape (a singular placement, which convex shapes accept) that moves
+/// farther than `reuse_distance` is recomputed: a ball flattened to a disk tilted 45°, touching a
+/// small ball, moved 0.14 away along its normal with r = 0.1 (the boxes still overlap).
+/// Found by reasoning on the displacement bound: the inverse of a singular placement has
+/// infinite and NaN entries, and `f32::max` drops NaN, so the bound came out 0.
+#[test]
+fn reuse_recomputes_a_pair_whose_flattened_collider_moved_beyond_the_distance() {
+    use glam::{Affine3A, Mat3, Quat};
+    use kollide::shape::{Ball, ConvexShape};
+    use kollide::world::ColliderDesc3;
+    let settings = WorldSettings { reuse_distance: 0.1, ..WorldSettings::default() };
+    let mut world = World3::with_settings(settings);
+    let disk = Mat3::from_quat(Quat::from_rotation_y(std::f32::consts::FRAC_PI_4))
+        * Mat3::from_diagonal(Vec3::new(1.0, 1.0, 0.0));
+    let ball = |r| Shape::Convex(ConvexShape::Ball(Ball::new(r)));
+    let a = world.insert(ColliderDesc3::new(ball(1.0), Affine3A::from_mat3(disk))).unwrap();
+    // 0.28 from the disk's plane, radius 0.3.
+    let b = world
+        .insert(ColliderDesc3::new(ball(0.3), Affine3A::from_translation(Vec3::new(0.2, 0.0, 0.2))))
+        .unwrap();
+    world.step();
+    assert_eq!(world.touching_pairs().collect::<Vec<_>>(), [(a, b)]);
+    // 0.14 along the normal: 0.42 from the ball's centre.
+    world.set_placement(a, Affine3A::from_mat3_translation(disk, Vec3::new(-0.1, 0.0, -0.1))).unwrap();
+    assert!(world.collider(a).unwrap().bounds().overlaps(world.collider(b).unwrap().bounds()));
+    world.step();
+    assert_eq!(world.touching_pairs().count(), 0, "the disk moved 0.14 > 0.1: the pair must be recomputed");
+    assert_eq!(world.events(), [CollisionEvent { a, b, kind: EventKind::ContactEnded }]);
+}
+
+/// The largest distance a point of the shape moved from `old` to `new`, over its local sample
+/// points (on the shape: a lower bound of the largest over the whole shape).
+fn sampled_displacement(samples: &[Vec3], old: &glam::Affine3A, new: &glam::Affine3A) -> f32 {
+    samples.iter().map(|&p| new.transform_point3(p).distance(old.transform_point3(p))).fold(0.0, f32::max)
+}
+
+/// With `reuse_distance` r > 0 the world may keep a pair's answer while its colliders each
+/// moved at most r since the pair's last narrow phase, so it may differ from the model; every
+/// difference must be explained: some earlier step at which both colliders were where they
+/// moved at most r from (measured on sample points of the shapes, a lower bound, so a real
+/// explanation is never missed) and at which the model's answer was the world's. The events must
+/// still be the changes of the world's own touching pairs. Colliders move a little (translations,
+/// turns, changes of size) so that answers are reused often.
+#[test]
+fn reuse_keeps_answers_only_while_colliders_moved_less_than_the_distance() {
+    use kollide_testkit::reference_query::RefPlaced;
+    let start = Instant::now();
+    let (mut differences, mut steps) = (0, 0);
+    for seq in 0..kollide_testkit::cases(20) {
+        let mut rng = random::rng(0x7265_7573_6500_0000 + seq as u64);
+        let len = rng.random_range(10..=28);
+        // Small nudges about r = 0.04, or (one sequence in three) large changes of size about
+        // r = 0.25.
+        let r = if seq % 3 == 2 { 0.25 } else { 0.04 };
+        let settings =
+            WorldSettings { reuse_distance: r, prediction: [0.0, 0.05][seq % 2], ..WorldSettings::default() };
+        let mut d = Driver::new(rng.random(), settings, len, seq % 3 == 1);
+        d.motion = match seq % 3 {
+            0 => Motion { moving: 0.5, fixed: 0.02, shift: 0.012, turn: 0.015, jumps: 0.02, rescale: 0.04 },
+            1 => Motion { moving: 0.5, fixed: 0.02, shift: 0.003, turn: 0.003, jumps: 0.02, rescale: 0.08 },
+            _ => Motion { moving: 0.5, fixed: 0.02, shift: 0.01, turn: 0.01, jumps: 0.02, rescale: 0.5 },
+        };
+        d.populate(len);
+        let mut samples: HashMap<ColliderHandle, Vec<Vec3>> = HashMap::new();
+        let mut history: Vec<HashMap<ColliderHandle, glam::Affine3A>> = Vec::new();
+        let mut before: Vec<(ColliderHandle, ColliderHandle, bool)> = Vec::new();
+        for step in 0..STEPS {
+            if step > 0 {
+                d.edit();
+            }
+            d.step();
+            steps += 1;
+            let (world, model) = (&d.world, &d.model);
+            history.push(model.colliders().map(|(h, c)| (h, c.placement)).collect());
+            for (h, c) in model.colliders() {
+                samples
+                    .entry(h)
+                    .or_insert_with(|| RefPlaced::new(&c.shape, &glam::Affine3A::IDENTITY).surface_samples());
+            }
+            let fail = |what: String| -> ! {
+                panic!("sequence {seq}, step {step}: {what}\n  edits:\n    {}", d.log.join("\n    "))
+            };
+            // The events are the changes of the world's touching pairs.
+            let sensor =
+                |a, b| model.get(a).is_some_and(|c| c.sensor) || model.get(b).is_some_and(|c| c.sensor);
+            let now: Vec<_> = world.touching_pairs().map(|(a, b)| (a, b, sensor(a, b))).collect();
+            let mut expected = Vec::new();
+            for &(a, b, was_sensor) in &before {
+                if !now.iter().any(|&(x, y, _)| (x, y) == (a, b)) {
+                    let kind = if was_sensor { EventKind::SensorEnded } else { EventKind::ContactEnded };
+                    expected.push(CollisionEvent { a, b, kind });
+                }
+            }
+            for &(a, b, is_sensor) in &now {
+                if !before.iter().any(|&(x, y, _)| (x, y) == (a, b)) {
+                    let kind = if is_sensor { EventKind::SensorBegan } else { EventKind::ContactBegan };
+                    expected.push(CollisionEvent { a, b, kind });
+                }
+            }
+            let (events, repeats) = event_set(world.events());
+            if repeats || events != event_set(&expected).0 {
+                fail(format!("events {events:?} are not the changes of the touching pairs {expected:?}"));
+            }
+            // Every difference from the model is explained by an earlier step.
+            let handles = model.handles();
+            for (i, &x) in handles.iter().enumerate() {
+                for &y in &handles[i + 1..] {
+                    let (a, b) = kollide_testkit::reference_world::ordered(x, y);
+                    let world_touching = now.iter().any(|&(p, q, _)| (p, q) == (a, b));
+                    if world_touching == model.touching(a, b).is_some() {
+                        continue;
+                    }
+                    differences += 1;
+                    let (ca, cb) = (model.get(a).unwrap(), model.get(b).unwrap());
+                    let explained = history.iter().rev().any(|then| {
+                        let (Some(pa), Some(pb)) = (then.get(&a), then.get(&b)) else { return false };
+                        sampled_displacement(&samples[&a], pa, &ca.placement) <= r * 1.001
+                            && sampled_displacement(&samples[&b], pb, &cb.placement) <= r * 1.001
+                            && query::intersects(&ca.shape, pa, &cb.shape, pb).unwrap() == world_touching
+                    });
+                    if !explained {
+                        fail(format!(
+                            "pair {:?}: world touching {world_touching}, model not, and no earlier step within {r} explains it\n  A = {:?} at {:?}\n  B = {:?} at {:?}",
+                            (a, b),
+                            ca.shape,
+                            ca.placement,
+                            cb.shape,
+                            cb.placement
+                        ));
+                    }
+                }
+            }
+            before = now;
+        }
+    }
+    println!(
+        "{steps} steps with reuse in {:.1?}: {differences} pair answers kept from earlier steps",
+        start.elapsed()
+    );
+    assert!(differences > 0, "the test must see reused answers");
+}
+
+// ---------------------------------------------------------------------------------------------
 // Known library failures met by the model test (outside the world), reproduced
 
 /// Found by `steps_equal_the_brute_force_model` (sequence 57, step 99): a cone against triangle
