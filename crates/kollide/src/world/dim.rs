@@ -53,8 +53,9 @@ pub trait Dim: Sized + Send + Sync + 'static {
     /// with `by` centred at the origin).
     fn grown_by(bounds: &Self::Bounds, by: &Self::Bounds) -> Self::Bounds;
 
-    /// An upper bound on how far any point of a shape inside `bounds` (world) moved when its
-    /// placement changed from `old` to `new`; infinite when `old` is not invertible.
+    /// An upper bound on how far any point of a shape moved when its placement changed from
+    /// `old` to `new`, where `bounds` (world) holds the shape at `new`; infinite when `new` is not
+    /// invertible.
     fn displacement_bound(old: &Self::Placement, new: &Self::Placement, bounds: &Self::Bounds) -> f32;
 
     /// Whether A and B touch or overlap.
@@ -156,18 +157,26 @@ impl Dim for Dim3 {
         Aabb3::new(bounds.min - half, bounds.max + half)
     }
 
-    /// A point's displacement `new(old⁻¹(p)) - p` is affine in `p`, so its length, a convex
-    /// function, is largest at a corner of the box.
+    /// The point now at `q` was at `old(new⁻¹(q))`: its displacement `q - old(new⁻¹(q))` is
+    /// affine in `q`, so its length, a convex function, is largest over the box (which holds the
+    /// shape now) at a corner. (Not `new(old⁻¹(p)) - p` at the corners: that is the
+    /// displacement of the point that *was* at `p`, and the box holds where the points are, not
+    /// where they were; a shrinking shape's box is smaller than where its points came from.) A
+    /// singular `new` gives NaN or infinite entries: infinite (`f32::max` would drop a NaN).
     fn displacement_bound(old: &Affine3A, new: &Affine3A, bounds: &Aabb3) -> f32 {
-        let change = *new * old.inverse();
+        let back = *old * new.inverse();
         let mut largest = 0.0f32;
         for i in 0..8 {
             let pick = |bit: usize, lo: f32, hi: f32| if i & bit == 0 { lo } else { hi };
             let (lo, hi) = (bounds.min, bounds.max);
             let corner = Vec3::new(pick(1, lo.x, hi.x), pick(2, lo.y, hi.y), pick(4, lo.z, hi.z));
-            largest = largest.max((change.transform_point3(corner) - corner).length());
+            let moved = (corner - back.transform_point3(corner)).length();
+            if moved.is_nan() {
+                return f32::INFINITY;
+            }
+            largest = largest.max(moved);
         }
-        if largest.is_nan() { f32::INFINITY } else { largest }
+        largest
     }
 
     fn intersects(
