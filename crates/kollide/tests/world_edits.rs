@@ -203,9 +203,12 @@ impl Pair {
                 self.refuse("insert, singular placement", expected, |w| w.insert(desc).map(|_| ()));
             }
             3 => {
-                // A finite placement whose box overflows (a convex shape: the others would find
-                // the placement singular first, its determinant overflowing).
-                let shape = Shape::Convex(kollide_testkit::reference_world::random_convex(&mut self.rng));
+                // A finite placement whose box overflows: a box around its origin, scaled and
+                // moved to 3e38 (a convex shape: the others would find the placement singular
+                // first, its determinant overflowing; and not any convex shape, which may lie on
+                // the far side of its origin).
+                let half = Vec3::splat(self.rng.random_range(0.2..1.2));
+                let shape = Shape::Convex(Cuboid::new(half).into());
                 let placement = Affine3A::from_scale_rotation_translation(
                     Vec3::splat(3e38),
                     Quat::IDENTITY,
@@ -391,8 +394,10 @@ fn bad_edits_change_nothing() {
         }
     }
     println!("refused edits: {refused:?}");
-    // Every kind of bad edit was tried.
-    assert_eq!(refused.len(), 21, "{refused:?}");
+    // Every kind of bad edit was tried (all 21 at the default strength; a tenth of it draws
+    // fewer).
+    let kinds = if sequences >= 20 { 21 } else { 12 };
+    assert!(refused.len() >= kinds, "{} kinds: {refused:?}", refused.len());
 }
 
 /// Each bad edit on a small scene that touches, one at a time, with its error; then the next
