@@ -239,6 +239,36 @@ impl ModelWorld {
         answer
     }
 
+    /// Takes `touching` as the latest step's answer for the pair (A has the lower slot) instead
+    /// of the exact one, and mends the step's events to match: for pairs within rounding of
+    /// touching, where the caller accepts either answer (see the `world_model` suite).
+    pub fn accept(&mut self, a: ColliderHandle, b: ColliderHandle, touching: bool) {
+        let sensor = self.colliders[&a].sensor || self.colliders[&b].sensor;
+        if self.touching.contains_key(&(a, b)) == touching {
+            return;
+        }
+        let (began, ended) = if sensor {
+            (EventKind::SensorBegan, EventKind::SensorEnded)
+        } else {
+            (EventKind::ContactBegan, EventKind::ContactEnded)
+        };
+        // The exact answer's event of this step goes, or the accepted answer's comes.
+        let (undone, done) = if touching {
+            self.touching.insert((a, b), sensor);
+            (ended, began)
+        } else {
+            self.touching.remove(&(a, b));
+            (began, ended)
+        };
+        match self.events.iter().position(|e| (e.a, e.b, e.kind) == (a, b, undone)) {
+            Some(i) => {
+                self.events.remove(i);
+            }
+            None => self.events.push(CollisionEvent { a, b, kind: done }),
+        }
+        sort_events(&mut self.events);
+    }
+
     /// The events of the latest step, sorted (see [`sort_events`]).
     pub fn events(&self) -> &[CollisionEvent] {
         &self.events

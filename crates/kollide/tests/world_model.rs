@@ -120,6 +120,8 @@ struct Counts {
     max_pairs: usize,
     /// Manifolds with a zero normal from a penetrating convex pair (issue 30).
     issue_30: usize,
+    /// Pair answers within rounding of touching where the world and the model differ.
+    borderline: usize,
 }
 
 /// A second world given the same edits (its handles have another world's tag: mapped).
@@ -458,8 +460,60 @@ fn in_documented_order(events: &[CollisionEvent], first: &[usize], second: &[usi
     })
 }
 
+/// Whether the pair is within rounding of touching: its exact contact (the query layer without
+/// a cache) has a separation of at most `1e-5` of the scene's scale either way. There the world's
+/// warm-started GJK and the model's cold one may answer differently, both within `f32`
+/// accuracy. Found at ten times the default cases (sequence 315 of
+/// `steps_equal_the_brute_force_model`, step 96): a cylinder and a rounded cuboid 7.3e-6 apart
+/// (the `f64` reference distance), which `query::intersects` calls touching and
+/// `intersects_cached`, warm from the previous step, not.
+fn borderline(d: &Driver, a: ColliderHandle, b: ColliderHandle) -> bool {
+    let (Some(ca), Some(cb)) = (d.model.get(a), d.model.get(b)) else { return false };
+    let reach = |h: ColliderHandle| {
+        let bounds = d.world.collider(h).unwrap().bounds();
+        bounds.min.abs().max(bounds.max.abs()).max_element()
+    };
+    let tol = 1e-5 * (1.0 + reach(a).max(reach(b)));
+    query::contact(&ca.shape, &ca.placement, &cb.shape, &cb.placement, tol)
+        .ok()
+        .flatten()
+        .is_some_and(|c| c.separation.abs() <= tol)
+}
+
+/// Compares the touching pairs; where they differ only on borderline pairs, the model takes
+/// the world's answers (counted and printed, capped by the test).
+fn accept_borderline(d: &mut Driver) -> Result<(), String> {
+    let touching: Vec<_> = d.world.touching_pairs().collect();
+    let expected = d.model.touching_pairs();
+    if touching == expected {
+        return Ok(());
+    }
+    let extra: Vec<_> = touching.iter().filter(|p| !expected.contains(p)).copied().collect();
+    let missing: Vec<_> = expected.iter().filter(|p| !touching.contains(p)).copied().collect();
+    if let Some(&(a, b)) = extra.iter().chain(&missing).find(|&&(a, b)| !borderline(d, a, b)) {
+        let (ca, cb) = (d.model.get(a).unwrap(), d.model.get(b).unwrap());
+        return Err(format!(
+            "touching pairs: extra {extra:?}, missing {missing:?}\n  A = {:?} at {:?}\n  B = {:?} at {:?}",
+            ca.shape, ca.placement, cb.shape, cb.placement
+        ));
+    }
+    for (&(a, b), touches) in extra.iter().map(|p| (p, true)).chain(missing.iter().map(|p| (p, false))) {
+        if PRINTED.fetch_add(1, Ordering::Relaxed) < 3 {
+            let (ca, cb) = (d.model.get(a).unwrap(), d.model.get(b).unwrap());
+            println!(
+                "borderline pair: world touching {touches}, model not\n  A = {:?} at {:?}\n  B = {:?} at {:?}",
+                ca.shape, ca.placement, cb.shape, cb.placement
+            );
+        }
+        d.model.accept(a, b, touches);
+        d.counts.borderline += 1;
+    }
+    Ok(())
+}
+
 /// The world against the model after a step; `Err` describes the first difference.
 fn check_step(d: &mut Driver) -> Result<(), String> {
+    accept_borderline(d)?;
     let (world, model) = (&d.world, &d.model);
     let settings = *world.settings();
     // The colliders.
@@ -715,6 +769,7 @@ fn run_sequence(seq: usize, settings: WorldSettings, steps: usize, total: &mut C
         (&mut total.moves, c.moves),
         (&mut total.filter_edits, c.filter_edits),
         (&mut total.issue_30, c.issue_30),
+        (&mut total.borderline, c.borderline),
     ] {
         *field += value;
     }
@@ -745,6 +800,10 @@ fn steps_equal_the_brute_force_model() {
     println!("{sequences} sequences of {STEPS} steps in {:.1?}: {total:?}", start.elapsed());
     // Known library failures: counted, printed above, capped at one in a thousand manifolds.
     assert!(total.issue_30 * 1000 <= total.manifolds.max(1000), "issue 30 more often than known: {total:?}");
+    assert!(
+        total.borderline * 10_000 <= total.touching.max(10_000),
+        "borderline more often than rounding explains: {total:?}"
+    );
     assert!(
         total.mesh_manifold_lost * 1000 <= total.contacts.max(1000),
         "convex-mesh manifolds lost more often than known: {total:?}"
@@ -986,12 +1045,14 @@ fn reuse_keeps_answers_only_while_colliders_moved_less_than_the_distance() {
                     }
                     differences += 1;
                     let (ca, cb) = (model.get(a).unwrap(), model.get(b).unwrap());
-                    let explained = history.iter().rev().any(|then| {
-                        let (Some(pa), Some(pb)) = (then.get(&a), then.get(&b)) else { return false };
-                        sampled_displacement(&samples[&a], pa, &ca.placement) <= r * 1.001
-                            && sampled_displacement(&samples[&b], pb, &cb.placement) <= r * 1.001
-                            && query::intersects(&ca.shape, pa, &cb.shape, pb).unwrap() == world_touching
-                    });
+                    // Within rounding of touching either answer is right (see `borderline`).
+                    let explained = borderline(&d, a, b)
+                        || history.iter().rev().any(|then| {
+                            let (Some(pa), Some(pb)) = (then.get(&a), then.get(&b)) else { return false };
+                            sampled_displacement(&samples[&a], pa, &ca.placement) <= r * 1.001
+                                && sampled_displacement(&samples[&b], pb, &cb.placement) <= r * 1.001
+                                && query::intersects(&ca.shape, pa, &cb.shape, pb).unwrap() == world_touching
+                        });
                     if !explained {
                         fail(format!(
                             "pair {:?}: world touching {world_touching}, model not, and no earlier step within {r} explains it\n  A = {:?} at {:?}\n  B = {:?} at {:?}",
