@@ -687,3 +687,45 @@ fn touching_is_exact_ten_kilometres_from_the_origin() {
 fn a_handle_is_eight_bytes() {
     assert_eq!(std::mem::size_of::<ColliderHandle>(), 8);
 }
+
+/// Removing every collider ends every touching pair at the next step (under the stale
+/// handles), leaves no contacts, and an empty world steps; colliders inserted again reuse the
+/// slots under new generations and begin their pairs.
+#[test]
+fn removing_everything_ends_every_pair() {
+    let mut pair = Pair::new(0x656d_7074_7900_0000, 24);
+    pair.world.step();
+    pair.model.step();
+    pair.check("start");
+    let touching = pair.model.touching_pairs();
+    assert!(touching.len() > 3, "{touching:?}");
+    for h in pair.model.handles() {
+        pair.world.remove(h).unwrap();
+        pair.model.remove(h);
+    }
+    assert!(pair.world.is_empty() && pair.world.touching_pairs().next().is_none());
+    assert!(pair.world.contacts().next().is_none());
+    pair.world.step();
+    pair.model.step();
+    pair.check("all removed");
+    assert_eq!(pair.world.events().len(), touching.len());
+    assert!(pair.world.events().iter().all(|e| !pair.world.contains(e.a) && !pair.world.contains(e.b)));
+    pair.world.step();
+    pair.model.step();
+    pair.check("empty");
+    assert!(pair.world.events().is_empty());
+    for _ in 0..24 {
+        let desc = pair.desc();
+        pair.insert(desc);
+    }
+    assert!(pair.model.handles().iter().all(|h| h.index() < 24 && h.generation() == 1));
+    pair.world.step();
+    pair.model.step();
+    pair.check("inserted again");
+    assert!(
+        pair.world
+            .events()
+            .iter()
+            .all(|e| matches!(e.kind, EventKind::ContactBegan | EventKind::SensorBegan))
+    );
+}
