@@ -106,8 +106,12 @@ struct Pair {
 
 impl Pair {
     fn new(seed: u64, len: usize) -> Self {
+        Self::with_settings(seed, len, WorldSettings::default())
+    }
+
+    fn with_settings(seed: u64, len: usize, settings: WorldSettings) -> Self {
         let mut p = Pair {
-            world: World3::new(),
+            world: World3::with_settings(settings),
             model: ModelWorld::new(),
             rng: random::rng(seed),
             half: 0.8 * (len as f32).cbrt(),
@@ -728,4 +732,24 @@ fn removing_everything_ends_every_pair() {
             .iter()
             .all(|e| matches!(e.kind, EventKind::ContactBegan | EventKind::SensorBegan))
     );
+}
+
+/// Settings that are NaN or negative are replaced by zero (exact answers, no prediction, no
+/// lookahead), and the world then steps like the model.
+#[test]
+fn bad_settings_become_zero() {
+    for bad in [NAN, -1.0, -INF] {
+        let settings = WorldSettings { prediction: bad, lookahead: bad, reuse_distance: bad };
+        let mut pair = Pair::with_settings(0x7365_7474_0000_0000, 16, settings);
+        assert_eq!(
+            *pair.world.settings(),
+            WorldSettings { prediction: 0.0, lookahead: 0.0, reuse_distance: 0.0 }
+        );
+        for step in 0..20 {
+            pair.good_edit();
+            pair.world.step();
+            pair.model.step();
+            pair.check(&format!("settings {bad}, step {step}"));
+        }
+    }
 }
