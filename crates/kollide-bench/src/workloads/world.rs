@@ -24,10 +24,16 @@
 //!   Rapier treats a collider without a body as fixed and by default skips fixed–fixed pairs, so
 //!   every collider enables `ActiveCollisionTypes::all()`, and `ActiveEvents::COLLISION_EVENTS`.
 //!
+//! Both sides compute contact manifolds for the touching pairs (kollide's default colliders;
+//! rapier's non-sensor colliders always do). The variant `world/asteroids10k/step@events-only`
+//! (left out of `--quick` unless filtered for) asks both for the began/ended events alone:
+//! kollide's colliders with `ColliderDesc::contacts(false)`, rapier's sensors (parry's
+//! intersection test instead of manifolds); see [`Mode`].
+//!
 //! What each side counts as touching: kollide, the pairs whose shapes intersect (exactly; a closed
 //! mesh is the solid it bounds, so a small asteroid wholly inside a big one touches it); rapier,
 //! the contact pairs with at least one active contact, i.e. a contact point at a distance below
-//! the prediction distance 0 (penetrating). For convex shapes both are "the solids overlap", up to
+//! the prediction distance 0 (penetrating), or for sensors the pairs its intersection test finds. For convex shapes both are "the solids overlap", up to
 //! grazing contacts at rounding level. For meshes rapier sees surfaces only (parry's trimesh
 //! against trimesh manifolds are triangle-pair contacts), so a pair where one asteroid lies inside
 //! the other without the surfaces crossing touches for kollide and not for rapier; the agreement
@@ -94,7 +100,17 @@ pub fn workloads() -> Vec<Workload> {
             items: 10,
             check_items: 2,
             balanced: false,
-            prepare: |n, seed| Some(Box::new(Steps::new(&asteroid_scene(seed), n, true))),
+            prepare: |n, seed| Some(Box::new(Steps::new(&asteroid_scene(seed), n, Mode::Contacts))),
+        },
+        Workload {
+            name: "world/asteroids10k/step@events-only",
+            metric: "ms/step",
+            ns_per_unit: 1e6,
+            peer: RAPIER3D,
+            items: 10,
+            check_items: 2,
+            balanced: false,
+            prepare: |n, seed| Some(Box::new(Steps::new(&asteroid_scene(seed), n, Mode::EventsOnly))),
         },
         Workload {
             name: "world/convex10k/step",
@@ -104,7 +120,7 @@ pub fn workloads() -> Vec<Workload> {
             items: 16,
             check_items: 3,
             balanced: false,
-            prepare: |n, seed| Some(Box::new(Steps::new(&convex_scene(seed), n, false))),
+            prepare: |n, seed| Some(Box::new(Steps::new(&convex_scene(seed), n, Mode::Contacts))),
         },
         Workload {
             name: "world/query-ray/10k",
@@ -349,6 +365,18 @@ fn rapier_shape(body: &Body, meshes: &[MeshData]) -> rp::SharedShape {
     }
 }
 
+/// What a step row asks of both sides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// Contact events with manifolds: kollide's default colliders; rapier's solid colliders
+    /// (its contact pairs always compute manifolds).
+    Contacts,
+    /// Began/ended events only, no manifolds (`@events-only` rows): kollide's colliders with
+    /// `ColliderDesc::contacts(false)`; rapier's sensors, whose pairs run parry's intersection
+    /// test instead of its manifolds (its only events-only mode).
+    EventsOnly,
+}
+
 /// kollide's side of a scene: the world, the handles in scene order, the placements of every
 /// frame.
 struct KollideSide {
@@ -367,7 +395,7 @@ struct KollideSide {
 
 impl KollideSide {
     /// Inserts the scene at frame 0 and steps once (every pair begins there).
-    fn new(scene: &Scene) -> Self {
+    fn new(scene: &Scene, mode: Mode) -> Self {
         let meshes: Vec<Arc<TriMesh>> = scene
             .meshes
             .iter()
@@ -396,7 +424,11 @@ impl KollideSide {
                     convex => Shape::Convex(kollide_convex(convex)),
                 };
                 world
-                    .insert(ColliderDesc3::new(shape, placement).with_user_data(i as u64))
+                    .insert(
+                        ColliderDesc3::new(shape, placement)
+                            .contacts(mode == Mode::Contacts)
+                            .with_user_data(i as u64),
+                    )
                     .expect("a valid collider")
             })
             .collect();
@@ -485,6 +517,7 @@ struct RapierSide {
     colliders: rp::ColliderSet,
     collector: Collector,
     handles: Vec<rp::ColliderHandle>,
+    mode: Mode,
     /// `frames[k][i]`: body `i`'s pose in frame `k`.
     frames: Vec<Vec<Pose>>,
     replay: Replay,
@@ -496,7 +529,7 @@ struct RapierSide {
 
 impl RapierSide {
     /// Inserts the scene at frame 0 and steps once (every pair begins there).
-    fn new(scene: &Scene) -> Self {
+    fn new(scene: &Scene, mode: Mode) -> Self {
         let frames: Vec<Vec<Pose>> =
             scene.frames.iter().map(|frame| frame.iter().map(Rigid::pose).collect()).collect();
         let mut colliders = rp::ColliderSet::new();
@@ -514,6 +547,7 @@ impl RapierSide {
                 colliders.insert(
                     rp::ColliderBuilder::new(shape)
                         .position(pose)
+                        .sensor(mode == Mode::EventsOnly)
                         .active_collision_types(rp::ActiveCollisionTypes::all())
                         .active_events(rp::ActiveEvents::COLLISION_EVENTS)
                         .user_data(i as u128),
@@ -529,6 +563,7 @@ impl RapierSide {
             colliders,
             collector: Collector::default(),
             handles,
+            mode,
             frames,
             replay: Replay::default(),
             touching: 0,
@@ -571,19 +606,27 @@ impl RapierSide {
         self.touching
     }
 
-    /// The touching pairs (at least one active contact), as scene indices `(smaller, larger)`.
+    /// The touching pairs (at least one active contact; for sensors, intersecting), as scene
+    /// indices `(smaller, larger)`.
     fn pairs(&self) -> HashSet<(u32, u32)> {
-        self.narrow_phase
-            .contact_pairs()
-            .filter(|p| p.has_any_active_contact())
-            .map(|p| {
-                let (a, b) = (
-                    self.colliders[p.collider1].user_data as u32,
-                    self.colliders[p.collider2].user_data as u32,
-                );
-                (a.min(b), a.max(b))
-            })
-            .collect()
+        let index = |a: rp::ColliderHandle, b: rp::ColliderHandle| {
+            let (a, b) = (self.colliders[a].user_data as u32, self.colliders[b].user_data as u32);
+            (a.min(b), a.max(b))
+        };
+        match self.mode {
+            Mode::Contacts => self
+                .narrow_phase
+                .contact_pairs()
+                .filter(|p| p.has_any_active_contact())
+                .map(|p| index(p.collider1, p.collider2))
+                .collect(),
+            Mode::EventsOnly => self
+                .narrow_phase
+                .intersection_pairs()
+                .filter(|&(_, _, intersecting)| intersecting)
+                .map(|(a, b, _)| index(a, b))
+                .collect(),
+        }
     }
 }
 
@@ -618,9 +661,10 @@ struct Steps {
 }
 
 impl Steps {
-    fn new(scene: &Scene, items: usize, solids: bool) -> Self {
-        let kollide = KollideSide::new(scene);
-        let rapier = RapierSide::new(scene);
+    fn new(scene: &Scene, items: usize, mode: Mode) -> Self {
+        let kollide = KollideSide::new(scene, mode);
+        let rapier = RapierSide::new(scene, mode);
+        let solids = !scene.meshes.is_empty();
         let mut note = String::new();
         if !scene.meshes.is_empty() {
             let meshes: usize = kollide.meshes.iter().map(|m| m.memory().total()).sum();
@@ -800,8 +844,8 @@ impl QueryScene {
             centres.iter().fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), &c| (lo.min(c), hi.max(c)));
         let margin = Vec3::splat(2.0);
         Self {
-            ours: KollideSide::new(&scene),
-            theirs: RapierSide::new(&scene),
+            ours: KollideSide::new(&scene, Mode::Contacts),
+            theirs: RapierSide::new(&scene, Mode::Contacts),
             centres,
             lo: lo - margin,
             hi: hi + margin,
