@@ -124,6 +124,11 @@ pub trait Prepared {
     fn run_peer(&self, passes: usize) -> usize;
     /// Compares both sides' answers item by item.
     fn check(&self) -> Agreement;
+    /// Anything the row's note should add (a memory figure, what the agreement check compared),
+    /// read after [`measure`].
+    fn note(&self) -> Option<String> {
+        None
+    }
 }
 
 /// The common case: one query per input item on each side, with per-side input types.

@@ -73,7 +73,12 @@ fn main() -> ExitCode {
             start.elapsed().as_secs_f64(),
             prepared_in.as_secs_f64()
         );
-        rows.push(report::Row::new(workload, &measurement));
+        let mut row = report::Row::new(workload, &measurement);
+        if let Some(note) = prepared.note() {
+            row.note.push_str("; ");
+            row.note.push_str(&note);
+        }
+        rows.push(row);
     }
     for figure in workloads::figures() {
         if args.filter.as_deref().is_none_or(|f| figure.name.contains(f))

@@ -9,6 +9,7 @@ mod meshmesh;
 mod prim;
 mod query;
 mod sdf;
+mod world;
 
 use crate::harness::Prepared;
 
@@ -53,6 +54,7 @@ pub fn all() -> Vec<Workload> {
     all.extend(convex_mesh::workloads());
     all.extend(sdf::workloads());
     all.extend(query::workloads());
+    all.extend(world::workloads());
     all
 }
 
