@@ -189,6 +189,8 @@ fn run<B: TestBounds>(
             let expected: Vec<u32> =
                 model.boxes.iter().filter(|(_, b)| b.overlaps(&q)).map(|(&id, _)| id).collect();
             assert_eq!(out, expected, "{ctx}: query_box");
+        } else if rng.random_bool(0.5) {
+            check_cast_box(phase, &model, &mut rng, &ctx);
         } else {
             let ray = B::random_ray(&mut rng);
             let max_t = if rng.random_bool(0.3) { f32::INFINITY } else { rng.random_range(0.0..300.0) };
@@ -220,6 +222,51 @@ fn run<B: TestBounds>(
         began_total > 20 && ended_total > 20,
         "{name} {scene:?}: {began_total} began, {ended_total} ended"
     );
+}
+
+/// `cast_box` visits the model's boxes grown by the half extents that the ray enters within its
+/// reach, by increasing entry (ties by id), and a visitor that clips the reach at its `k`-th
+/// object sees exactly those entered no later.
+fn check_cast_box<B: TestBounds>(phase: &dyn BroadPhase<B>, model: &Model<B>, rng: &mut TestRng, ctx: &str) {
+    let ray = B::random_ray(rng);
+    let max_t = if rng.random_bool(0.3) { f32::INFINITY } else { rng.random_range(0.0..300.0) };
+    let half: [f32; 3] =
+        if rng.random_bool(0.3) { [0.0; 3] } else { std::array::from_fn(|_| rng.random_range(0.0..4.0)) };
+    let clip_at = rng.random_range(1..5);
+    let mut got = Vec::new();
+    phase.cast_box(&ray, half, max_t, &mut |id, t| {
+        got.push((id, t));
+        if got.len() == clip_at { t } else { f32::INFINITY }
+    });
+    let (origin, dir) = B::ray_parts(&ray);
+    let mut expected = Vec::new();
+    if origin.iter().chain(&dir).all(|x| x.is_finite()) {
+        let reach = max_t.min(f32::MAX);
+        let mut entries: Vec<(u32, f32)> = model
+            .boxes
+            .iter()
+            .filter_map(|(&id, b)| {
+                let (lo, hi) = b.corners();
+                let grown = B::from_lo_hi(
+                    std::array::from_fn(|i| lo[i] - half[i]),
+                    std::array::from_fn(|i| hi[i] + half[i]),
+                );
+                Some((id, grown.ray_entry(&ray, reach)?))
+            })
+            .collect();
+        entries.sort_by(|x, y| x.1.total_cmp(&y.1).then(x.0.cmp(&y.0)));
+        let mut limit = reach;
+        for (id, t) in entries {
+            if t > limit {
+                break;
+            }
+            expected.push((id, t));
+            if expected.len() == clip_at {
+                limit = t;
+            }
+        }
+    }
+    assert_eq!(got, expected, "{ctx}: cast_box with half extents {half:?}, clipped at the {clip_at}th");
 }
 
 fn all_phases<B: TestBounds + 'static>() -> Vec<(&'static str, Box<dyn BroadPhase<B>>)> {

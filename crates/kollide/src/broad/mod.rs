@@ -293,6 +293,73 @@ pub trait BroadPhase<B: BroadBounds> {
     /// `[0, max_t]`, by the boxes' own ray test (`Aabb3::ray_interval`): a NaN or infinite ray or
     /// `max_t` meets nothing, a zero direction meets the boxes that contain the origin.
     fn query_ray(&self, ray: &B::Ray, max_t: f32, out: &mut Vec<u32>) -> QueryStats;
+    /// Visits, nearest first, the objects whose boxes a box of half extents `half` meets as its
+    /// centre moves along the ray for `t` in `[0, max_t]` (`half` zero on every axis: the ray
+    /// itself): by increasing first-touch `t` (ties by id), which is the entry of the ray into
+    /// the object's box grown by `half`. `visit(id, t)` returns the reach from then on: objects
+    /// first touched beyond it are skipped, and a negative reach ends the query. A ray or `half`
+    /// that is not finite, a NaN or negative `max_t` visit nothing; an infinite `max_t` reaches
+    /// as far as `f32` goes.
+    ///
+    /// The default gathers the candidates with [`query_box`](Self::query_box) over the swept
+    /// region and sorts them; [`DynamicTree`] descends its tree best first instead, so a reach
+    /// clipped by an early hit prunes the rest.
+    fn cast_box(&self, ray: &B::Ray, half: [f32; 3], max_t: f32, visit: &mut dyn FnMut(u32, f32) -> f32) {
+        cast_box_gathered(self, ray, half, max_t, visit);
+    }
+}
+
+/// [`BroadPhase::cast_box`] by a box query over the swept region and a sort.
+fn cast_box_gathered<B: BroadBounds, P: BroadPhase<B> + ?Sized>(
+    phase: &P,
+    ray: &B::Ray,
+    half: [f32; 3],
+    max_t: f32,
+    visit: &mut dyn FnMut(u32, f32) -> f32,
+) {
+    let Some(reach) = cast_reach::<B>(ray, half, max_t) else { return };
+    let (origin, dir) = B::ray_parts(ray);
+    let (mut lo, mut hi) = ([0.0; 3], [0.0; 3]);
+    for axis in 0..3 {
+        let end = origin[axis] + dir[axis] * reach;
+        lo[axis] = origin[axis].min(end) - half[axis];
+        hi[axis] = origin[axis].max(end) + half[axis];
+    }
+    let mut region = B::from_lo_hi(lo, hi);
+    if !region.is_valid() {
+        region = B::from_lo_hi([-f32::MAX; 3], [f32::MAX; 3]);
+    }
+    let mut ids = Vec::new();
+    phase.query_box(&region, &mut ids);
+    let mut entries: Vec<(f32, u32)> = ids
+        .iter()
+        .filter_map(|&id| Some((grown(&phase.bounds(id)?, half).ray_entry(ray, reach)?, id)))
+        .collect();
+    entries.sort_unstable_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+    let mut limit = reach;
+    for (t, id) in entries {
+        if t > limit {
+            break;
+        }
+        limit = limit.min(visit(id, t));
+        if limit < 0.0 {
+            break;
+        }
+    }
+}
+
+/// The reach of a [`BroadPhase::cast_box`] (`max_t` capped at `f32::MAX`), or `None` when it visits
+/// nothing.
+fn cast_reach<B: BroadBounds>(ray: &B::Ray, half: [f32; 3], max_t: f32) -> Option<f32> {
+    let (origin, dir) = B::ray_parts(ray);
+    let finite = origin.iter().chain(&dir).chain(&half).all(|x| x.is_finite());
+    (finite && max_t >= 0.0).then(|| max_t.min(f32::MAX))
+}
+
+/// `bounds` grown by `half` on each axis.
+fn grown<B: BroadBounds>(bounds: &B, half: [f32; 3]) -> B {
+    let (lo, hi) = bounds.corners();
+    B::from_lo_hi(std::array::from_fn(|i| lo[i] - half[i]), std::array::from_fn(|i| hi[i] + half[i]))
 }
 
 /// Dense storage shared by the implementations: objects in slots `0..len`, and an id → slot table.

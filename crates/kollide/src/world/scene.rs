@@ -1,7 +1,10 @@
 //! Scene queries: one traversal over the world's broad phase that asks a two-level visitor
 //! (the seeds' obstruction test): first whether to test a collider at all, then what to do with
-//! each exact hit. Candidates are visited in the order their boxes are reached (ray and cast
-//! entry times), so clipping to a hit prunes every collider whose box lies beyond it.
+//! each exact hit. Ray and shape casts visit candidates nearest first, in the order the ray or
+//! the moving shape's box reaches their boxes in the broad phase (for a collider moved with a
+//! velocity, the box that also covers its look-ahead), through
+//! [`BroadPhase::cast_box`]; clipping to a hit prunes every collider whose box lies beyond it,
+//! inside the broad phase's own descent.
 //!
 //! The convenience forms (closest, any and all ray hits, shape casts, overlaps, points,
 //! distances) are visitors on top. A collider whose kind has no algorithm for the query (a
@@ -67,8 +70,8 @@ thread_local! {
 }
 
 impl<D: Dim, B: BroadPhase<D::Bounds>> World<D, B> {
-    /// Visits the colliders the ray hits within `[0, max_t]`, in the order the ray reaches their
-    /// boxes. Errors: a non-finite ray, a NaN `max_t`.
+    /// Visits the colliders the ray hits within `[0, max_t]`, nearest box first (see the
+    /// [module](self)). Errors: a non-finite ray, a NaN `max_t`.
     pub fn visit_ray(
         &self,
         ray: &<D::Bounds as BroadBounds>::Ray,
@@ -86,26 +89,20 @@ impl<D: Dim, B: BroadPhase<D::Bounds>> World<D, B> {
         if !(max_t >= 0.0) {
             return Ok(());
         }
-        // The broad phase and the boxes' ray test take a finite reach.
-        let reach = max_t.min(f32::MAX);
-        self.traverse(
-            |ids, candidates| {
-                self.broad.query_ray(ray, reach, ids);
-                candidates.extend(ids.iter().filter_map(|&id| {
-                    let collider = self.colliders.value(id as usize)?;
-                    Some((collider.bounds.ray_entry(ray, reach)?, id))
-                }));
-            },
+        self.traverse_cast(
+            ray,
+            [0.0; 3],
             max_t,
             filter,
             visitor,
+            |collider, limit| collider.bounds.ray_entry(ray, limit),
             |collider, limit| D::cast_ray(&collider.shape, &collider.placement, ray, limit),
             D::ray_hit_t,
         )
     }
 
     /// Visits the colliders a shape moving by `t · velocity` (its placement translated) touches
-    /// for `t` in `[0, max_t]`, in the order its swept box reaches theirs. The hits are
+    /// for `t` in `[0, max_t]`, in the order its moving box reaches theirs. The hits are
     /// [`Dim::cast_shape`]'s with the collider as A. Errors: an invalid shape or placement, a
     /// non-finite velocity, a NaN `max_t`.
     pub fn visit_shape_cast(
@@ -127,23 +124,16 @@ impl<D: Dim, B: BroadPhase<D::Bounds>> World<D, B> {
         if !(max_t >= 0.0) {
             return Ok(());
         }
-        let reach = max_t.min(f32::MAX);
-        let mut region = D::swept(&moving, D::scaled(velocity, reach));
-        if !region.is_valid() {
-            region = D::Bounds::from_lo_hi([-f32::MAX; 3], [f32::MAX; 3]);
-        }
         let path = D::ray(D::center(&moving), velocity);
-        self.traverse(
-            |ids, candidates| {
-                self.broad.query_box(&region, ids);
-                candidates.extend(ids.iter().filter_map(|&id| {
-                    let collider = self.colliders.value(id as usize)?;
-                    Some((D::grown_by(&collider.bounds, &moving).ray_entry(&path, reach)?, id))
-                }));
-            },
+        let (lo, hi) = moving.corners();
+        let half = std::array::from_fn(|i| 0.5 * (hi[i] - lo[i]));
+        self.traverse_cast(
+            &path,
+            half,
             max_t,
             filter,
             visitor,
+            |collider, limit| D::grown_by(&collider.bounds, &moving).ray_entry(&path, limit),
             |collider, limit| {
                 D::cast_shape(&collider.shape, &collider.placement, shape, placement, velocity, limit)
             },
@@ -376,6 +366,56 @@ impl<D: Dim, B: BroadPhase<D::Bounds>> World<D, B> {
         }
         #[cfg(not(feature = "parallel"))]
         out.extend(rays.iter().map(|(ray, max_t)| self.cast_ray(ray, *max_t, filter)));
+    }
+
+    /// The traversal of the ray and shape casts: the broad phase's nearest-first
+    /// [`cast_box`](BroadPhase::cast_box), each candidate checked against its tight box
+    /// (`tight_entry`, the broad phase may hold a box grown by the look-ahead) within the reach,
+    /// then through the filter, the visitor's collider level, `exact` (the hit within the reach)
+    /// and the visitor's hit level, whose `Clip` shortens the reach of the broad phase too.
+    #[allow(clippy::too_many_arguments)]
+    fn traverse_cast<H>(
+        &self,
+        ray: &<D::Bounds as BroadBounds>::Ray,
+        half: [f32; 3],
+        max_t: f32,
+        filter: &QueryFilter,
+        visitor: &mut impl Visitor<D, H>,
+        tight_entry: impl Fn(&Collider<D>, f32) -> Option<f32>,
+        mut exact: impl FnMut(&Collider<D>, f32) -> Result<Option<H>, QueryError>,
+        hit_t: impl Fn(&H) -> f32,
+    ) -> Result<(), WorldError> {
+        const STOP: f32 = -1.0;
+        let mut limit = max_t;
+        let mut result = Ok(());
+        self.broad.cast_box(ray, half, max_t, &mut |slot, _| {
+            let Some((handle, collider)) = self.colliders.at(slot as usize) else { return limit };
+            if tight_entry(collider, limit.min(f32::MAX)).is_none_or(|t| t > limit)
+                || !filter.sees(handle, collider)
+            {
+                return limit;
+            }
+            match visitor.collider(handle, collider) {
+                ColliderVisit::Skip => return limit,
+                ColliderVisit::Stop => return STOP,
+                ColliderVisit::Test => {}
+            }
+            let hit = match exact(collider, limit) {
+                Ok(Some(hit)) => hit,
+                Ok(None) | Err(QueryError::Unsupported { .. }) => return limit,
+                Err(e) => {
+                    result = Err(e.into());
+                    return STOP;
+                }
+            };
+            match visitor.hit(handle, collider, &hit) {
+                HitVisit::Continue => {}
+                HitVisit::Clip => limit = limit.min(hit_t(&hit)),
+                HitVisit::Stop => return STOP,
+            }
+            limit
+        });
+        result
     }
 
     /// The traversal of every scene query: `gather` fills the candidates (box entry time, slot)

@@ -10,7 +10,8 @@ mod query;
 
 use super::prune::Columns;
 use super::{
-    BroadBounds, BroadPhase, BroadPhaseError, Pair, PairEvents, QueryStats, Slots, ray_usable, sort_pairs,
+    BroadBounds, BroadPhase, BroadPhaseError, Pair, PairEvents, QueryStats, Slots, cast_box_gathered,
+    cast_reach, ray_usable, sort_pairs,
 };
 use nodes::Candidate;
 use std::cmp::Reverse;
@@ -412,6 +413,14 @@ impl<B: BroadBounds> BroadPhase<B> for DynamicTree<B> {
             return stats;
         }
         self.collect(|b| b.overlaps_simd(query), out)
+    }
+
+    fn cast_box(&self, ray: &B::Ray, half: [f32; 3], max_t: f32, visit: &mut dyn FnMut(u32, f32) -> f32) {
+        if self.unbuilt {
+            cast_box_gathered(self, ray, half, max_t, visit);
+        } else if let Some(reach) = cast_reach::<B>(ray, half, max_t) {
+            self.cast_box_best_first(ray, half, reach, visit);
+        }
     }
 
     fn query_ray(&self, ray: &B::Ray, max_t: f32, out: &mut Vec<u32>) -> QueryStats {

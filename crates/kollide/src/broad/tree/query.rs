@@ -1,6 +1,9 @@
 //! Box and ray queries of [`DynamicTree`]: through the grid columns when they are present (with
 //! the loose objects beside them), else down the tree.
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
 use super::{DynamicTree, LEAF, NULL, is_leaf};
 use crate::broad::{BroadBounds, QueryStats};
 
@@ -87,6 +90,81 @@ impl<B: BroadBounds> DynamicTree<B> {
         out.sort_unstable();
         out.dedup();
         QueryStats { visited, tested }
+    }
+}
+
+thread_local! {
+    /// The heap of best-first casts, reused (a nested cast from a visitor finds it taken and
+    /// allocates its own).
+    static CAST_HEAP: std::cell::Cell<Vec<Reverse<u64>>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// A heap key ordering entries `t >= 0` first and child codes second: non-negative floats order
+/// as their bit patterns.
+fn cast_key(t: f32, code: u32) -> Reverse<u64> {
+    let bits = if t > 0.0 { t.to_bits() } else { 0 };
+    Reverse((u64::from(bits) << 32) | u64::from(code))
+}
+
+impl<B: BroadBounds> DynamicTree<B> {
+    /// [`BroadPhase::cast_box`](crate::broad::BroadPhase::cast_box) on the built tree: a
+    /// best-first descent keyed by the entry into each node's box grown by `half` (a child's box
+    /// lies inside its parent's, so its entry is no earlier), leaves popped in entry order, with
+    /// the objects still waiting for insertion entered as leaves at the start.
+    pub(super) fn cast_box_best_first(
+        &self,
+        ray: &B::Ray,
+        half: [f32; 3],
+        reach: f32,
+        visit: &mut dyn FnMut(u32, f32) -> f32,
+    ) {
+        let entry = |b: &B, limit: f32| super::super::grown(b, half).ray_entry(ray, limit);
+        let mut heap = BinaryHeap::from(CAST_HEAP.take());
+        heap.clear();
+        if self.root != NULL {
+            let root_box = if is_leaf(self.root) {
+                self.slots.boxes[self.slots.slot_of[(self.root & !LEAF) as usize] as usize]
+            } else {
+                self.root_fat
+            };
+            if let Some(t) = entry(&root_box, reach) {
+                heap.push(cast_key(t, self.root));
+            }
+        }
+        for &id in &self.pending {
+            if let Some(slot) = self.slots.slot(id).filter(|&s| !self.slots.extra[s].placed)
+                && let Some(t) = entry(&self.slots.boxes[slot], reach)
+            {
+                heap.push(cast_key(t, LEAF | id));
+            }
+        }
+        let mut limit = reach;
+        let mut last_leaf = None;
+        while let Some(Reverse(key)) = heap.pop() {
+            let (t, code) = (f32::from_bits((key >> 32) as u32), key as u32);
+            if t > limit {
+                break;
+            }
+            if is_leaf(code) {
+                // The pending list may repeat an id; equal keys pop together.
+                if last_leaf == Some(key) {
+                    continue;
+                }
+                last_leaf = Some(key);
+                limit = limit.min(visit(code & !LEAF, t));
+                if limit < 0.0 {
+                    break;
+                }
+                continue;
+            }
+            let node = &self.nodes[code as usize];
+            for lane in 0..2 {
+                if let Some(child_t) = entry(&node.boxes[lane], limit) {
+                    heap.push(cast_key(child_t, node.child[lane]));
+                }
+            }
+        }
+        CAST_HEAP.set(heap.into_vec());
     }
 }
 
