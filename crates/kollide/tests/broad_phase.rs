@@ -224,25 +224,29 @@ fn run<B: TestBounds>(
     );
 }
 
-/// `cast_box` visits the model's boxes grown by the half extents that the ray enters within its
-/// reach, by increasing entry (ties by id), and a visitor that clips the reach at its `k`-th
-/// object sees exactly those entered no later.
+/// `cast_box` visits each of the model's boxes grown by the half extents that the ray enters
+/// within its reach once, with the exact entry, and a visitor that clips the reach at its `k`-th
+/// object sees every box entered no later than that, and none entered later after the clip.
 fn check_cast_box<B: TestBounds>(phase: &dyn BroadPhase<B>, model: &Model<B>, rng: &mut TestRng, ctx: &str) {
     let ray = B::random_ray(rng);
     let max_t = if rng.random_bool(0.3) { f32::INFINITY } else { rng.random_range(0.0..300.0) };
     let half: [f32; 3] =
         if rng.random_bool(0.3) { [0.0; 3] } else { std::array::from_fn(|_| rng.random_range(0.0..4.0)) };
-    let clip_at = rng.random_range(1..5);
+    let clip_at = rng.random_range(1..6);
     let mut got = Vec::new();
+    let mut clip = f32::INFINITY;
     phase.cast_box(&ray, half, max_t, &mut |id, t| {
-        got.push((id, t));
-        if got.len() == clip_at { t } else { f32::INFINITY }
+        got.push((id, t, clip));
+        if got.len() == clip_at {
+            clip = t;
+        }
+        clip
     });
     let (origin, dir) = B::ray_parts(&ray);
-    let mut expected = Vec::new();
+    let mut entries: Vec<(u32, f32)> = Vec::new();
     if origin.iter().chain(&dir).all(|x| x.is_finite()) {
         let reach = max_t.min(f32::MAX);
-        let mut entries: Vec<(u32, f32)> = model
+        entries = model
             .boxes
             .iter()
             .filter_map(|(&id, b)| {
@@ -254,19 +258,20 @@ fn check_cast_box<B: TestBounds>(phase: &dyn BroadPhase<B>, model: &Model<B>, rn
                 Some((id, grown.ray_entry(&ray, reach)?))
             })
             .collect();
-        entries.sort_by(|x, y| x.1.total_cmp(&y.1).then(x.0.cmp(&y.0)));
-        let mut limit = reach;
-        for (id, t) in entries {
-            if t > limit {
-                break;
-            }
-            expected.push((id, t));
-            if expected.len() == clip_at {
-                limit = t;
-            }
-        }
     }
-    assert_eq!(got, expected, "{ctx}: cast_box with half extents {half:?}, clipped at the {clip_at}th");
+    let what = format!("{ctx}: cast_box with half extents {half:?}, clipped at the {clip_at}th");
+    let mut ids: Vec<u32> = got.iter().map(|v| v.0).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), got.len(), "{what}: an object visited twice");
+    for &(id, t, clip_then) in &got {
+        let exact = entries.iter().find(|e| e.0 == id).map(|e| e.1);
+        assert_eq!(exact, Some(t), "{what}: object {id} visited at {t}");
+        assert!(t <= clip_then, "{what}: object {id} entered at {t}, beyond the reach {clip_then}");
+    }
+    for &(id, t) in entries.iter().filter(|e| e.1 <= clip) {
+        assert!(got.iter().any(|v| v.0 == id), "{what}: object {id} entered at {t} never visited");
+    }
 }
 
 fn all_phases<B: TestBounds + 'static>() -> Vec<(&'static str, Box<dyn BroadPhase<B>>)> {

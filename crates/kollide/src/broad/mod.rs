@@ -64,6 +64,9 @@ pub trait BroadBounds: Bounds + PartialEq + fmt::Debug {
     fn expanded(&self, margin: f32) -> Self;
     /// Where the ray enters the closed box within `[0, max_t]` (0 from inside), if it does.
     fn ray_entry(&self, ray: &Self::Ray, max_t: f32) -> Option<f32>;
+    /// [`ray_entry`](Self::ray_entry) of a finite ray given by its origin and `inv_dir = 1 / dir`
+    /// (as 3-arrays, `z` ignored in 2D), the same answer without the division per box.
+    fn ray_entry_inv(&self, origin: [f32; 3], inv_dir: [f32; 3], max_t: f32) -> Option<f32>;
     /// The ray's origin and direction as 3-vectors (`z = 0` in 2D).
     fn ray_parts(ray: &Self::Ray) -> ([f32; 3], [f32; 3]);
     /// The box with the given bounds on its `DIM` axes (later components are ignored).
@@ -102,6 +105,11 @@ impl BroadBounds for Aabb3 {
     #[inline]
     fn ray_entry(&self, ray: &Ray3, max_t: f32) -> Option<f32> {
         self.ray_interval(ray, max_t).map(|(entry, _)| entry)
+    }
+
+    #[inline]
+    fn ray_entry_inv(&self, origin: [f32; 3], inv_dir: [f32; 3], max_t: f32) -> Option<f32> {
+        self.ray_interval_inv(origin.into(), inv_dir.into(), max_t).map(|(entry, _)| entry)
     }
 
     #[inline]
@@ -154,6 +162,12 @@ impl BroadBounds for Aabb2 {
     #[inline]
     fn ray_entry(&self, ray: &Ray2, max_t: f32) -> Option<f32> {
         self.ray_interval(ray, max_t).map(|(entry, _)| entry)
+    }
+
+    #[inline]
+    fn ray_entry_inv(&self, origin: [f32; 3], inv_dir: [f32; 3], max_t: f32) -> Option<f32> {
+        let (o, inv) = (Vec2::new(origin[0], origin[1]), Vec2::new(inv_dir[0], inv_dir[1]));
+        self.ray_interval_inv(o, inv, max_t).map(|(entry, _)| entry)
     }
 
     #[inline]
@@ -293,17 +307,19 @@ pub trait BroadPhase<B: BroadBounds> {
     /// `[0, max_t]`, by the boxes' own ray test (`Aabb3::ray_interval`): a NaN or infinite ray or
     /// `max_t` meets nothing, a zero direction meets the boxes that contain the origin.
     fn query_ray(&self, ray: &B::Ray, max_t: f32, out: &mut Vec<u32>) -> QueryStats;
-    /// Visits, nearest first, the objects whose boxes a box of half extents `half` meets as its
-    /// centre moves along the ray for `t` in `[0, max_t]` (`half` zero on every axis: the ray
-    /// itself): by increasing first-touch `t` (ties by id), which is the entry of the ray into
-    /// the object's box grown by `half`. `visit(id, t)` returns the reach from then on: objects
-    /// first touched beyond it are skipped, and a negative reach ends the query. A ray or `half`
-    /// that is not finite, a NaN or negative `max_t` visit nothing; an infinite `max_t` reaches
-    /// as far as `f32` goes.
+    /// Visits the objects whose boxes a box of half extents `half` meets as its centre moves
+    /// along the ray for `t` in `[0, max_t]` (`half` zero on every axis: the ray itself), each
+    /// once, with its first-touch `t`: the entry of the ray into the object's box grown by
+    /// `half`. `visit(id, t)` returns the reach from then on: objects first touched beyond it are
+    /// skipped, and a negative reach ends the query. The order is near to far but not sorted:
+    /// every object touched within the final reach is visited. A ray or `half` that is not
+    /// finite, a NaN or negative `max_t` visit nothing; an infinite `max_t` reaches as far as
+    /// `f32` goes.
     ///
     /// The default gathers the candidates with [`query_box`](Self::query_box) over the swept
-    /// region and sorts them; [`DynamicTree`] descends its tree best first instead, so a reach
-    /// clipped by an early hit prunes the rest.
+    /// region and visits them by increasing `t`; [`DynamicTree`] descends a static 4-wide BVH
+    /// over the tight boxes (built by the first cast after an edit), nearer children first, so
+    /// a reach clipped by an early hit prunes the rest.
     fn cast_box(&self, ray: &B::Ray, half: [f32; 3], max_t: f32, visit: &mut dyn FnMut(u32, f32) -> f32) {
         cast_box_gathered(self, ray, half, max_t, visit);
     }
@@ -357,7 +373,7 @@ fn cast_reach<B: BroadBounds>(ray: &B::Ray, half: [f32; 3], max_t: f32) -> Optio
 }
 
 /// `bounds` grown by `half` on each axis.
-fn grown<B: BroadBounds>(bounds: &B, half: [f32; 3]) -> B {
+pub(crate) fn grown<B: BroadBounds>(bounds: &B, half: [f32; 3]) -> B {
     let (lo, hi) = bounds.corners();
     B::from_lo_hi(std::array::from_fn(|i| lo[i] - half[i]), std::array::from_fn(|i| hi[i] + half[i]))
 }

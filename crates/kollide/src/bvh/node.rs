@@ -305,6 +305,17 @@ impl RayBoxSetup {
             octant: negative as usize,
         }
     }
+
+    /// The setup for boxes grown by `half` on each axis (a moving box's half extents): the
+    /// entry planes move toward the origin by `half`, the exit planes away from it.
+    pub fn grown(mut self, half: Vec3A) -> Self {
+        for axis in 0..3 {
+            let toward = half[axis].copysign(self.inv_dir[axis].x);
+            self.origin_enter[axis] += Vec4::splat(toward);
+            self.origin_exit[axis] -= Vec4::splat(toward);
+        }
+        self
+    }
 }
 
 #[cfg(test)]

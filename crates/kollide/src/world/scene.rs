@@ -1,10 +1,9 @@
 //! Scene queries: one traversal over the world's broad phase that asks a two-level visitor
 //! (the seeds' obstruction test): first whether to test a collider at all, then what to do with
-//! each exact hit. Ray and shape casts visit candidates nearest first, in the order the ray or
-//! the moving shape's box reaches their boxes in the broad phase (for a collider moved with a
-//! velocity, the box that also covers its look-ahead), through
-//! [`BroadPhase::cast_box`]; clipping to a hit prunes every collider whose box lies beyond it,
-//! inside the broad phase's own descent.
+//! each exact hit. Ray and shape casts visit candidates near to far (not sorted), through the
+//! broad phase's [`BroadPhase::cast_box`] on the boxes it holds (for a collider moved with a
+//! velocity, the box that also covers its look-ahead); clipping to a hit prunes every collider
+//! whose box lies beyond it, inside the broad phase's own descent.
 //!
 //! The convenience forms (closest, any and all ray hits, shape casts, overlaps, points,
 //! distances) are visitors on top. A collider whose kind has no algorithm for the query (a
@@ -70,7 +69,7 @@ thread_local! {
 }
 
 impl<D: Dim, B: BroadPhase<D::Bounds>> World<D, B> {
-    /// Visits the colliders the ray hits within `[0, max_t]`, nearest box first (see the
+    /// Visits the colliders the ray hits within `[0, max_t]`, near to far (see the
     /// [module](self)). Errors: a non-finite ray, a NaN `max_t`.
     pub fn visit_ray(
         &self,
@@ -102,7 +101,7 @@ impl<D: Dim, B: BroadPhase<D::Bounds>> World<D, B> {
     }
 
     /// Visits the colliders a shape moving by `t · velocity` (its placement translated) touches
-    /// for `t` in `[0, max_t]`, in the order its moving box reaches theirs. The hits are
+    /// for `t` in `[0, max_t]`, near to far. The hits are
     /// [`Dim::cast_shape`]'s with the collider as A. Errors: an invalid shape or placement, a
     /// non-finite velocity, a NaN `max_t`.
     pub fn visit_shape_cast(
@@ -170,16 +169,21 @@ impl<D: Dim, B: BroadPhase<D::Bounds>> World<D, B> {
         )
     }
 
-    /// The closest hit of the ray within `[0, max_t]` and its collider.
+    /// The closest hit of the ray within `[0, max_t]` and its collider (of equal hits, the one
+    /// with the lower slot).
     pub fn cast_ray(
         &self,
         ray: &<D::Bounds as BroadBounds>::Ray,
         max_t: f32,
         filter: &QueryFilter,
     ) -> Result<Option<(ColliderHandle, D::RayHit)>, WorldError> {
-        let mut best = None;
+        let mut best: Option<(ColliderHandle, D::RayHit)> = None;
         self.visit_ray(ray, max_t, filter, &mut |h, _: &Collider<D>, hit: &D::RayHit| {
-            best = Some((h, *hit));
+            let t = D::ray_hit_t(hit);
+            // Ties go to the lower slot, whatever order the broad phase visits them in.
+            if best.is_none_or(|(b, x)| (t, h) < (D::ray_hit_t(&x), b)) {
+                best = Some((h, *hit));
+            }
             HitVisit::Clip
         })?;
         Ok(best)
@@ -218,7 +222,8 @@ impl<D: Dim, B: BroadPhase<D::Bounds>> World<D, B> {
         Ok(())
     }
 
-    /// The first collider a shape moving by `t · velocity` touches within `[0, max_t]`, with the
+    /// The first collider a shape moving by `t · velocity` touches within `[0, max_t]` (of equal
+    /// times, the one with the lower slot), with the
     /// hit ([`Dim::cast_shape`] with the collider as A).
     pub fn cast_shape(
         &self,
@@ -228,7 +233,7 @@ impl<D: Dim, B: BroadPhase<D::Bounds>> World<D, B> {
         max_t: f32,
         filter: &QueryFilter,
     ) -> Result<Option<(ColliderHandle, D::CastHit)>, WorldError> {
-        let mut best = None;
+        let mut best: Option<(ColliderHandle, D::CastHit)> = None;
         self.visit_shape_cast(
             shape,
             placement,
@@ -236,7 +241,11 @@ impl<D: Dim, B: BroadPhase<D::Bounds>> World<D, B> {
             max_t,
             filter,
             &mut |h, _: &Collider<D>, hit: &D::CastHit| {
-                best = Some((h, *hit));
+                let t = D::cast_hit_t(hit);
+                // Ties go to the lower slot, whatever order the broad phase visits them in.
+                if best.is_none_or(|(b, x)| (t, h) < (D::cast_hit_t(&x), b)) {
+                    best = Some((h, *hit));
+                }
                 HitVisit::Clip
             },
         )?;

@@ -4,14 +4,15 @@
 //! hierarchy (rebuild, insertion with rotations, removal), `query` walks it (and the grid columns
 //! beside it) for box and ray queries, and `pairs` finds pairs incrementally.
 
+mod cast;
 mod nodes;
 mod pairs;
 mod query;
 
 use super::prune::Columns;
 use super::{
-    BroadBounds, BroadPhase, BroadPhaseError, Pair, PairEvents, QueryStats, Slots, cast_box_gathered,
-    cast_reach, ray_usable, sort_pairs,
+    BroadBounds, BroadPhase, BroadPhaseError, Pair, PairEvents, QueryStats, Slots, cast_reach, ray_usable,
+    sort_pairs,
 };
 use nodes::Candidate;
 use std::cmp::Reverse;
@@ -129,6 +130,8 @@ pub struct DynamicTree<B: BroadBounds> {
     pair_count: usize,
     /// A compact copy of the objects for queries (see the type notes), when present.
     columns: Option<Columns<B>>,
+    /// The static hierarchy of the casts, built on the first cast after an edit.
+    casts: cast::CastCache<B>,
     /// The objects missing from `columns` (inserted since, or moved out of their placement box),
     /// each once; `columns` is dropped when they become too many.
     loose: Vec<u32>,
@@ -171,6 +174,7 @@ impl<B: BroadBounds> DynamicTree<B> {
             listed: Marks::default(),
             pair_count: 0,
             columns: None,
+            casts: cast::CastCache::new(),
             loose: Vec::new(),
             reshaped: false,
             scratch: Vec::new(),
@@ -298,6 +302,7 @@ impl Marks {
 impl<B: BroadBounds> BroadPhase<B> for DynamicTree<B> {
     fn insert(&mut self, id: u32, bounds: B) -> Result<(), BroadPhaseError> {
         self.slots.check_insert(id, &bounds)?;
+        self.casts.take();
         self.ensure_tree();
         self.reshaped = true;
         self.loosen(id);
@@ -310,6 +315,7 @@ impl<B: BroadBounds> BroadPhase<B> for DynamicTree<B> {
 
     fn update(&mut self, id: u32, bounds: B) -> Result<(), BroadPhaseError> {
         let slot = self.slots.check_update(id, &bounds)?;
+        self.casts.take();
         self.ensure_tree();
         if let Some(columns) = &mut self.columns {
             if columns.update(id, &bounds) == Some(false) {
@@ -334,6 +340,7 @@ impl<B: BroadBounds> BroadPhase<B> for DynamicTree<B> {
 
     fn remove(&mut self, id: u32) -> Result<(), BroadPhaseError> {
         let slot = self.slots.slot(id).ok_or(BroadPhaseError::UnknownId(id))?;
+        self.casts.take();
         self.ensure_tree();
         self.reshaped = true;
         if let Some(columns) = &mut self.columns {
@@ -416,10 +423,8 @@ impl<B: BroadBounds> BroadPhase<B> for DynamicTree<B> {
     }
 
     fn cast_box(&self, ray: &B::Ray, half: [f32; 3], max_t: f32, visit: &mut dyn FnMut(u32, f32) -> f32) {
-        if self.unbuilt {
-            cast_box_gathered(self, ray, half, max_t, visit);
-        } else if let Some(reach) = cast_reach::<B>(ray, half, max_t) {
-            self.cast_box_best_first(ray, half, reach, visit);
+        if let Some(reach) = cast_reach::<B>(ray, half, max_t) {
+            self.cast_box_in_tree(ray, half, reach, visit);
         }
     }
 

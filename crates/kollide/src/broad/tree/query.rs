@@ -1,9 +1,6 @@
 //! Box and ray queries of [`DynamicTree`]: through the grid columns when they are present (with
 //! the loose objects beside them), else down the tree.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use super::{DynamicTree, LEAF, NULL, is_leaf};
 use crate::broad::{BroadBounds, QueryStats};
 
@@ -24,9 +21,9 @@ impl<B: BroadBounds> DynamicTree<B> {
             return 1;
         }
         let mut stack = Stack::new();
-        stack.push(self.root);
+        stack.push(self.root, 0.0);
         let mut tested = 0;
-        while let Some(n) = stack.pop() {
+        while let Some((n, _)) = stack.pop() {
             let node = &self.nodes[n as usize];
             tested += 2;
             for lane in (0..2).rev() {
@@ -35,7 +32,7 @@ impl<B: BroadBounds> DynamicTree<B> {
                     if is_leaf(code) {
                         leaf(code & !LEAF);
                     } else {
-                        stack.push(code);
+                        stack.push(code, 0.0);
                     }
                 }
             }
@@ -93,108 +90,34 @@ impl<B: BroadBounds> DynamicTree<B> {
     }
 }
 
-thread_local! {
-    /// The heap of best-first casts, reused (a nested cast from a visitor finds it taken and
-    /// allocates its own).
-    static CAST_HEAP: std::cell::Cell<Vec<Reverse<u64>>> = const { std::cell::Cell::new(Vec::new()) };
-}
-
-/// A heap key ordering entries `t >= 0` first and child codes second: non-negative floats order
-/// as their bit patterns.
-fn cast_key(t: f32, code: u32) -> Reverse<u64> {
-    let bits = if t > 0.0 { t.to_bits() } else { 0 };
-    Reverse((u64::from(bits) << 32) | u64::from(code))
-}
-
-impl<B: BroadBounds> DynamicTree<B> {
-    /// [`BroadPhase::cast_box`](crate::broad::BroadPhase::cast_box) on the built tree: a
-    /// best-first descent keyed by the entry into each node's box grown by `half` (a child's box
-    /// lies inside its parent's, so its entry is no earlier), leaves popped in entry order, with
-    /// the objects still waiting for insertion entered as leaves at the start.
-    pub(super) fn cast_box_best_first(
-        &self,
-        ray: &B::Ray,
-        half: [f32; 3],
-        reach: f32,
-        visit: &mut dyn FnMut(u32, f32) -> f32,
-    ) {
-        let entry = |b: &B, limit: f32| super::super::grown(b, half).ray_entry(ray, limit);
-        let mut heap = BinaryHeap::from(CAST_HEAP.take());
-        heap.clear();
-        if self.root != NULL {
-            let root_box = if is_leaf(self.root) {
-                self.slots.boxes[self.slots.slot_of[(self.root & !LEAF) as usize] as usize]
-            } else {
-                self.root_fat
-            };
-            if let Some(t) = entry(&root_box, reach) {
-                heap.push(cast_key(t, self.root));
-            }
-        }
-        for &id in &self.pending {
-            if let Some(slot) = self.slots.slot(id).filter(|&s| !self.slots.extra[s].placed)
-                && let Some(t) = entry(&self.slots.boxes[slot], reach)
-            {
-                heap.push(cast_key(t, LEAF | id));
-            }
-        }
-        let mut limit = reach;
-        let mut last_leaf = None;
-        while let Some(Reverse(key)) = heap.pop() {
-            let (t, code) = (f32::from_bits((key >> 32) as u32), key as u32);
-            if t > limit {
-                break;
-            }
-            if is_leaf(code) {
-                // The pending list may repeat an id; equal keys pop together.
-                if last_leaf == Some(key) {
-                    continue;
-                }
-                last_leaf = Some(key);
-                limit = limit.min(visit(code & !LEAF, t));
-                if limit < 0.0 {
-                    break;
-                }
-                continue;
-            }
-            let node = &self.nodes[code as usize];
-            for lane in 0..2 {
-                if let Some(child_t) = entry(&node.boxes[lane], limit) {
-                    heap.push(cast_key(child_t, node.child[lane]));
-                }
-            }
-        }
-        CAST_HEAP.set(heap.into_vec());
-    }
-}
-
-/// A traversal stack: 64 entries inline, more on the heap.
+/// A traversal stack of child codes, each with a key (a cast's entry; unused by plain
+/// traversals): 64 entries inline, more on the heap.
 struct Stack {
-    inline: [u32; 64],
+    inline: [(u32, f32); 64],
     len: usize,
-    spill: Vec<u32>,
+    spill: Vec<(u32, f32)>,
 }
 
 impl Stack {
     #[inline]
     fn new() -> Self {
-        Self { inline: [0; 64], len: 0, spill: Vec::new() }
+        Self { inline: [(0, 0.0); 64], len: 0, spill: Vec::new() }
     }
 
     #[inline]
-    fn push(&mut self, n: u32) {
+    fn push(&mut self, code: u32, key: f32) {
         if self.len < self.inline.len() {
-            self.inline[self.len] = n;
+            self.inline[self.len] = (code, key);
             self.len += 1;
         } else {
-            self.spill.push(n);
+            self.spill.push((code, key));
         }
     }
 
     #[inline]
-    fn pop(&mut self) -> Option<u32> {
-        if let Some(n) = self.spill.pop() {
-            Some(n)
+    fn pop(&mut self) -> Option<(u32, f32)> {
+        if let Some(item) = self.spill.pop() {
+            Some(item)
         } else if self.len > 0 {
             self.len -= 1;
             Some(self.inline[self.len])
