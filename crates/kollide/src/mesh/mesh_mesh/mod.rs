@@ -231,19 +231,16 @@ fn find_overlap(
     cache: Option<&mut MeshMeshCache>,
 ) -> Option<Witness> {
     let Some(cache) = cache else { return full_overlap(a, b, rel) };
+    // Overlapping last time: the witness, or one next to it, most likely still is.
+    if let Some(witness) = recheck(a, b, rel, cache.witness) {
+        *cache = MeshMeshCache { witness, apart: None };
+        return Some(witness);
+    }
     // Apart: the last separating direction, then the direction between the boxes' centres.
     let centers = rel.to_a.transform_point3(b.bounds().center()) - a.bounds().center();
-    if let Some(dir) = cache.apart.filter(|&d| hulls_apart(a, b, rel, d)) {
-        cache.apart = Some(dir);
-        cache.witness = Witness::None;
-        return None;
-    }
-    if hulls_apart(a, b, rel, centers) {
-        *cache = MeshMeshCache { witness: Witness::None, apart: Some(centers) };
-        return None;
-    }
-    let witness = recheck(a, b, rel, cache.witness).or_else(|| full_overlap(a, b, rel));
-    *cache = MeshMeshCache { witness: witness.unwrap_or(Witness::None), apart: None };
+    let apart = cache.apart.into_iter().chain([centers]).find(|&d| hulls_apart(a, b, rel, d));
+    let witness = if apart.is_some() { None } else { full_overlap(a, b, rel) };
+    *cache = MeshMeshCache { witness: witness.unwrap_or(Witness::None), apart };
     witness
 }
 
