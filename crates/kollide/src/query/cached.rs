@@ -10,8 +10,11 @@ use crate::mesh::MeshMeshCache;
 use crate::narrow::{self, ContactManifold, GjkCache};
 
 /// Caller-owned memory of one pair of shapes between queries: the GJK warm start of two convex
-/// shapes, the last overlap witness of two meshes. Any content is valid for any pair (a stale
-/// or foreign cache only costs time, never changes an answer); a default cache is empty.
+/// shapes, the last overlap witness or separating plane of two meshes. Any content is valid for
+/// any pair: a stale or foreign cache costs time, and changes no answer except for two convex
+/// shapes within rounding of touching (about `1e-5` of their size apart or deep), where GJK
+/// started elsewhere may stop on the other side; mesh answers are exactly the uncached ones. A
+/// default cache is empty.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PairCache {
     gjk: GjkCache,

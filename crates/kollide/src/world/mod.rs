@@ -16,8 +16,10 @@
 //! manifolds, whose feature ids let a solver warm-start. Manifolds are computed for pairs with
 //! a collider that asks for them ([`ColliderDesc::contacts`], the default).
 //!
-//! "Touching" is exactly [`query::intersects`](crate::query::intersects): closed shapes touch
-//! when they share a point, solids also when one is inside the other. A sensor takes part in
+//! "Touching" is [`query::intersects`](crate::query::intersects): closed shapes touch when they
+//! share a point, solids also when one is inside the other (for two convex shapes within
+//! rounding of touching, the warm-started GJK may answer either way; see
+//! [`PairCache`](crate::query::PairCache)). A sensor takes part in
 //! events (its own kinds) but gets no manifolds.
 //!
 //! # Bad input

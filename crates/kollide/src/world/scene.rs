@@ -70,7 +70,7 @@ thread_local! {
 
 impl<D: Dim, B: BroadPhase<D::Bounds>> World<D, B> {
     /// Visits the colliders the ray hits within `[0, max_t]`, near to far (see the
-    /// [module](self)). Errors: a non-finite ray, a NaN `max_t`.
+    /// [`world`](crate::world) module). Errors: a non-finite ray, a NaN `max_t`.
     pub fn visit_ray(
         &self,
         ray: &<D::Bounds as BroadBounds>::Ray,
