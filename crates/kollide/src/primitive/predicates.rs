@@ -209,7 +209,7 @@ mod tests {
         };
         let mut decided = 0;
         for case in 0..10_000 {
-            let scale = 10f32.powi(case % 7 - 3);
+            let scale = 10f32.powi((case % 7) as i32 - 3);
             let [a, b, c] = [0; 3].map(|_| Vec3::new(next(), next(), next()) * scale);
             let filter = PlaneFilter4::new(a, b, c);
             let points: [Vec3; 4] = std::array::from_fn(|lane| {
