@@ -599,7 +599,7 @@ fn leaf_pair(
         let lo: [Vec4; 3] = std::array::from_fn(|axis| t[0][axis].min(t[1][axis]).min(t[2][axis]));
         let hi: [Vec4; 3] = std::array::from_fn(|axis| t[0][axis].max(t[1][axis]).max(t[2][axis]));
         let lane_mask = (1u32 << lanes) - 1;
-        for (j, plane) in planes.iter().enumerate().take(leaf.len) {
+        for j in 0..leaf.len {
             let (blo, bhi) = (leaf.lo[j], leaf.hi[j]);
             let overlap = lo[0].cmple(Vec4::splat(bhi.x))
                 & hi[0].cmpge(Vec4::splat(blo.x))
@@ -612,7 +612,7 @@ fn leaf_pair(
                 // The first stage of the exact test for four triangles of A at once: those with
                 // every corner strictly on one side of B's plane are apart.
                 let (above, below) = (0..3).fold((0xf, 0xf), |(up, down), corner| {
-                    let (u, d) = plane.strict_sides(&t[corner]);
+                    let (u, d) = planes[j].strict_sides(&t[corner]);
                     (up & u, down & d)
                 });
                 mask &= !(above | below);
