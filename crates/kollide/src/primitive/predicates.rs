@@ -9,7 +9,7 @@
 //! Inputs must be finite; for NaN or infinite coordinates the sign is unspecified (but the call
 //! does not panic). Callers that accept arbitrary input check finiteness first.
 
-use glam::{Vec2, Vec3, Vec3A, Vec3Swizzles, Vec4};
+use glam::{Vec2, Vec3, Vec3A, Vec3Swizzles};
 
 /// Multiplier of the permanent in the `f32` forward error bound of a 3×3 determinant evaluated as
 /// `((b - a) × (c - a)) · (d - a)`.
@@ -148,39 +148,6 @@ impl PlaneOrientation {
     }
 }
 
-/// A triangle's plane for a cheap first look at four points at once: which lanes lie certainly
-/// above it and which certainly below, by the float filter of
-/// [`PlaneOrientation::side_and_value`] with twice its error bound (the sum may be evaluated in
-/// another order than there, which the doubled bound covers). A lane reported above or below has
-/// that exact sign; the others are undecided, not on the plane.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct PlaneFilter4 {
-    a: [Vec4; 3],
-    normal: [Vec4; 3],
-    permanent: [Vec4; 3],
-}
-
-impl PlaneFilter4 {
-    /// The plane through `a, b, c`, with the normal `(b - a) × (c - a)` of [`PlaneOrientation`].
-    #[inline]
-    pub fn new(a: Vec3, b: Vec3, c: Vec3) -> Self {
-        let plane = PlaneOrientation::new(a, b, c);
-        let splat = |v: Vec3A| [Vec4::splat(v.x), Vec4::splat(v.y), Vec4::splat(v.z)];
-        Self { a: splat(plane.a), normal: splat(plane.normal), permanent: splat(plane.normal_permanent) }
-    }
-
-    /// `(above, below)` bit masks of the four points `p[axis]` (lanes).
-    #[inline(always)]
-    pub fn strict_sides(&self, p: &[Vec4; 3]) -> (u32, u32) {
-        let w: [Vec4; 3] = std::array::from_fn(|axis| p[axis] - self.a[axis]);
-        let det = w[0] * self.normal[0] + w[1] * self.normal[1] + w[2] * self.normal[2];
-        let size =
-            w[0].abs() * self.permanent[0] + w[1].abs() * self.permanent[1] + w[2].abs() * self.permanent[2];
-        let bound = size * (2.0 * ORIENT3D_BOUND) + Vec4::splat(2.0 * UNDERFLOW_SLACK);
-        (det.cmpgt(bound).bitmask(), det.cmplt(-bound).bitmask())
-    }
-}
-
 /// The 2D point left after deleting coordinate `axis` (0 = x, 1 = y, 2 = z) of `p`, keeping the
 /// remaining two in cyclic order (y, z), (z, x), (x, y), so that a triangle whose normal has a
 /// positive `axis` component stays counter-clockwise.
@@ -196,46 +163,6 @@ pub(crate) fn drop_axis(p: Vec3, axis: usize) -> Vec2 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Four points per call, most within a few ulps of the plane (where the filter must abstain),
-    /// some far: a lane the filter puts above or below has that exact orientation, and far points
-    /// are decided.
-    #[test]
-    fn the_four_lane_plane_filter_only_decides_exact_signs() {
-        let mut state = 0x5eed_u64;
-        let mut next = move || {
-            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-            (state >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-        };
-        let mut decided = 0;
-        for case in 0..10_000 {
-            let scale = 10f32.powi((case % 7) as i32 - 3);
-            let [a, b, c] = [0; 3].map(|_| Vec3::new(next(), next(), next()) * scale);
-            let filter = PlaneFilter4::new(a, b, c);
-            let points: [Vec3; 4] = std::array::from_fn(|lane| {
-                // On the plane (an affine combination of the corners), nudged by 0 to a few ulps or far.
-                let (u, v) = (next(), next());
-                let on = a + (b - a) * u + (c - a) * v;
-                let off = if lane == 0 { 1.0 } else { f32::EPSILON * lane as f32 * next() };
-                on + (b - a).cross(c - a).normalize_or_zero() * off * scale
-            });
-            let lanes: [Vec4; 3] = std::array::from_fn(|axis| Vec4::from(points.map(|p| p[axis])));
-            let (above, below) = filter.strict_sides(&lanes);
-            assert_eq!(above & below, 0);
-            for (lane, &p) in points.iter().enumerate() {
-                let exact = orient3d(a, b, c, p);
-                if above >> lane & 1 == 1 {
-                    assert_eq!(exact, 1, "case {case} lane {lane}");
-                    decided += 1;
-                }
-                if below >> lane & 1 == 1 {
-                    assert_eq!(exact, -1, "case {case} lane {lane}");
-                    decided += 1;
-                }
-            }
-        }
-        assert!(decided > 9_000, "{decided} lanes decided");
-    }
 
     #[test]
     fn orient3d_sign_convention() {

@@ -81,7 +81,6 @@ pub(crate) use distance::distance_in_frame;
 use super::trimesh::TriMesh;
 use crate::bounds::Aabb3;
 use crate::bvh::{MAX_LEAF_SIZE, Node4, Tree};
-use crate::primitive::PlaneFilter4;
 use crate::primitive::test_triangle_triangle;
 use glam::{Affine3A, DMat3, DVec3, Mat3, Vec3, Vec4};
 use std::ops::Range;
@@ -588,10 +587,6 @@ fn leaf_pair(
 ) -> bool {
     let b_first = b_slots.start;
     leaf.load(b, b_slots, &rel.to_a);
-    let planes: [PlaneFilter4; MAX_LEAF_SIZE] = std::array::from_fn(|j| {
-        let [p, q, r] = leaf.tris[j.min(leaf.len.max(1) - 1)];
-        PlaneFilter4::new(p, q, r)
-    });
     let (mut first, a_end) = (a_slots.start, a_slots.end);
     while first < a_end {
         let lanes = (a_end - first).min(4);
@@ -608,15 +603,6 @@ fn leaf_pair(
                 & lo[2].cmple(Vec4::splat(bhi.z))
                 & hi[2].cmpge(Vec4::splat(blo.z));
             let mut mask = overlap.bitmask() & lane_mask;
-            if mask != 0 {
-                // The first stage of the exact test for four triangles of A at once: those with
-                // every corner strictly on one side of B's plane are apart.
-                let (above, below) = (0..3).fold((0xf, 0xf), |(up, down), corner| {
-                    let (u, d) = planes[j].strict_sides(&t[corner]);
-                    (up & u, down & d)
-                });
-                mask &= !(above | below);
-            }
             while mask != 0 {
                 let ka = first + mask.trailing_zeros();
                 mask &= mask - 1;
