@@ -24,11 +24,13 @@
 //!   Rapier treats a collider without a body as fixed and by default skips fixed–fixed pairs, so
 //!   every collider enables `ActiveCollisionTypes::all()`, and `ActiveEvents::COLLISION_EVENTS`.
 //!
-//! Both sides compute contact manifolds for the touching pairs (kollide's default colliders;
-//! rapier's non-sensor colliders always do). The variant `world/asteroids10k/step@events-only`
-//! (left out of `--quick` unless filtered for) asks both for the began/ended events alone:
-//! kollide's colliders with `ColliderDesc::contacts(false)`, rapier's sensors (parry's
-//! intersection test instead of manifolds); see [`Mode`].
+//! `world/asteroids10k/step` is the row, whose step is "move all + update + events": both
+//! sides are asked for the began/ended events alone, kollide's colliders with
+//! `ColliderDesc::contacts(false)`, rapier's sensors (parry's intersection test instead of
+//! manifolds, its only events-only mode). Its variant `world/asteroids10k/step@manifolds` (left
+//! out of `--quick` unless filtered for) and `world/convex10k/step` compute contact manifolds for
+//! the touching pairs on both sides (kollide's default colliders; rapier's non-sensor colliders
+//! always do); see [`Mode`].
 //!
 //! What each side counts as touching: kollide, the pairs whose shapes intersect (exactly; a closed
 //! mesh is the solid it bounds, so a small asteroid wholly inside a big one touches it); rapier,
@@ -92,18 +94,9 @@ const ASTEROID_TRIANGLES: usize = 2_000;
 pub fn workloads() -> Vec<Workload> {
     vec![
         Workload {
+            // The row: one step is "move all + update + events", so both sides are asked
+            // for the events alone (see the module).
             name: "world/asteroids10k/step",
-            metric: "ms/step",
-            ns_per_unit: 1e6,
-            peer: RAPIER3D,
-            // rapier takes about half a second per step here: 10 steps per batch.
-            items: 10,
-            check_items: 2,
-            balanced: false,
-            prepare: |n, seed| Some(Box::new(Steps::new(&asteroid_scene(seed), n, Mode::Contacts))),
-        },
-        Workload {
-            name: "world/asteroids10k/step@events-only",
             metric: "ms/step",
             ns_per_unit: 1e6,
             peer: RAPIER3D,
@@ -111,6 +104,17 @@ pub fn workloads() -> Vec<Workload> {
             check_items: 2,
             balanced: false,
             prepare: |n, seed| Some(Box::new(Steps::new(&asteroid_scene(seed), n, Mode::EventsOnly))),
+        },
+        Workload {
+            name: "world/asteroids10k/step@manifolds",
+            metric: "ms/step",
+            ns_per_unit: 1e6,
+            peer: RAPIER3D,
+            // rapier takes about three quarters of a second per step here: 10 steps per batch.
+            items: 10,
+            check_items: 2,
+            balanced: false,
+            prepare: |n, seed| Some(Box::new(Steps::new(&asteroid_scene(seed), n, Mode::Contacts))),
         },
         Workload {
             name: "world/convex10k/step",
@@ -371,7 +375,7 @@ enum Mode {
     /// Contact events with manifolds: kollide's default colliders; rapier's solid colliders
     /// (its contact pairs always compute manifolds).
     Contacts,
-    /// Began/ended events only, no manifolds (`@events-only` rows): kollide's colliders with
+    /// Began/ended events only, no manifolds (`world/asteroids10k/step`): kollide's colliders with
     /// `ColliderDesc::contacts(false)`; rapier's sensors, whose pairs run parry's intersection
     /// test instead of its manifolds (its only events-only mode).
     EventsOnly,
