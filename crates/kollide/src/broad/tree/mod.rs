@@ -174,7 +174,7 @@ impl<B: BroadBounds> DynamicTree<B> {
             listed: Marks::default(),
             pair_count: 0,
             columns: None,
-            casts: cast::CastCache::new(),
+            casts: cast::CastCache::default(),
             loose: Vec::new(),
             reshaped: false,
             scratch: Vec::new(),
@@ -302,7 +302,7 @@ impl Marks {
 impl<B: BroadBounds> BroadPhase<B> for DynamicTree<B> {
     fn insert(&mut self, id: u32, bounds: B) -> Result<(), BroadPhaseError> {
         self.slots.check_insert(id, &bounds)?;
-        self.casts.take();
+        self.casts.drop_tree();
         self.ensure_tree();
         self.reshaped = true;
         self.loosen(id);
@@ -315,7 +315,7 @@ impl<B: BroadBounds> BroadPhase<B> for DynamicTree<B> {
 
     fn update(&mut self, id: u32, bounds: B) -> Result<(), BroadPhaseError> {
         let slot = self.slots.check_update(id, &bounds)?;
-        self.casts.take();
+        self.casts.note_move();
         self.ensure_tree();
         if let Some(columns) = &mut self.columns {
             if columns.update(id, &bounds) == Some(false) {
@@ -340,7 +340,7 @@ impl<B: BroadBounds> BroadPhase<B> for DynamicTree<B> {
 
     fn remove(&mut self, id: u32) -> Result<(), BroadPhaseError> {
         let slot = self.slots.slot(id).ok_or(BroadPhaseError::UnknownId(id))?;
-        self.casts.take();
+        self.casts.drop_tree();
         self.ensure_tree();
         self.reshaped = true;
         if let Some(columns) = &mut self.columns {
