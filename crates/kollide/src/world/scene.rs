@@ -56,16 +56,13 @@ impl<D: Dim, H, F: FnMut(ColliderHandle, &Collider<D>, &H) -> HitVisit> Visitor<
     }
 }
 
-/// The buffers of one traversal: the broad phase's ids, and the candidates (entry, slot).
-type Scratch = (Vec<u32>, Vec<(f32, u32)>);
-
 /// A ray's answer: the closest hit and its collider, if any.
 pub type RayCast<D> = Result<Option<(ColliderHandle, <D as Dim>::RayHit)>, WorldError>;
 
 thread_local! {
-    /// Candidate buffers reused across queries (a nested query from a visitor finds them taken
-    /// and allocates its own).
-    static SCRATCH: Cell<Scratch> = const { Cell::new((Vec::new(), Vec::new())) };
+    /// The broad phase's answer, reused across region queries (a nested query from a visitor
+    /// finds it taken and allocates its own).
+    static SCRATCH: Cell<Vec<u32>> = const { Cell::new(Vec::new()) };
 }
 
 impl<D: Dim, B: BroadPhase<D::Bounds>> World<D, B> {
@@ -149,24 +146,11 @@ impl<D: Dim, B: BroadPhase<D::Bounds>> World<D, B> {
         visitor: &mut impl Visitor<D, ()>,
     ) -> Result<(), WorldError> {
         let region = D::bounds(shape, placement)?;
-        self.traverse(
-            |ids, candidates| {
-                self.broad.query_box(&region, ids);
-                candidates.extend(ids.iter().filter_map(|&id| {
-                    let collider = self.colliders.value(id as usize)?;
-                    collider.bounds.overlaps(&region).then_some((0.0, id))
-                }));
-            },
-            0.0,
-            filter,
-            visitor,
-            |collider, _| {
-                let mut cache = D::PairCache::default();
-                D::intersects(&collider.shape, &collider.placement, shape, placement, &mut cache)
-                    .map(|touch| touch.then_some(()))
-            },
-            |_| 0.0,
-        )
+        self.traverse_region(&region, filter, visitor, |collider| {
+            let mut cache = D::PairCache::default();
+            D::intersects(&collider.shape, &collider.placement, shape, placement, &mut cache)
+                .map(|touch| touch.then_some(()))
+        })
     }
 
     /// The closest hit of the ray within `[0, max_t]` and its collider (of equal hits, the one
@@ -300,19 +284,9 @@ impl<D: Dim, B: BroadPhase<D::Bounds>> World<D, B> {
             out.push(h);
             HitVisit::Continue
         };
-        self.traverse(
-            |ids, candidates| {
-                self.broad.query_box(&region, ids);
-                candidates.extend(ids.iter().map(|&id| (0.0, id)));
-            },
-            0.0,
-            filter,
-            &mut visitor,
-            |collider, _| {
-                D::contains_point(&collider.shape, &collider.placement, p).map(|inside| inside.then_some(()))
-            },
-            |_| 0.0,
-        )
+        self.traverse_region(&region, filter, &mut visitor, |collider| {
+            D::contains_point(&collider.shape, &collider.placement, p).map(|inside| inside.then_some(()))
+        })
     }
 
     /// The colliders within `max_distance` of the placed shape with their distances (0 when
@@ -335,20 +309,10 @@ impl<D: Dim, B: BroadPhase<D::Bounds>> World<D, B> {
             out.push((h, *d));
             HitVisit::Continue
         };
-        self.traverse(
-            |ids, candidates| {
-                self.broad.query_box(&region, ids);
-                candidates.extend(ids.iter().map(|&id| (0.0, id)));
-            },
-            0.0,
-            filter,
-            &mut visitor,
-            |collider, _| {
-                D::distance(&collider.shape, &collider.placement, shape, placement)
-                    .map(|d| (d <= max_distance).then_some(d))
-            },
-            |_| 0.0,
-        )?;
+        self.traverse_region(&region, filter, &mut visitor, |collider| {
+            D::distance(&collider.shape, &collider.placement, shape, placement)
+                .map(|d| (d <= max_distance).then_some(d))
+        })?;
         out.sort_by(|x, y| x.1.total_cmp(&y.1).then(x.0.cmp(&y.0)));
         Ok(())
     }
@@ -427,31 +391,23 @@ impl<D: Dim, B: BroadPhase<D::Bounds>> World<D, B> {
         result
     }
 
-    /// The traversal of every scene query: `gather` fills the candidates (box entry time, slot)
-    /// using the id buffer it is given; they are visited by increasing entry, while the entry is
-    /// within the reach `max_t` (clipped by the visitor), through the filter, the visitor's
-    /// collider level, `exact` (the hit within the reach) and the visitor's hit level.
-    fn traverse<H>(
+    /// The traversal of the region queries (overlaps, points, distances): the colliders whose
+    /// boxes in the broad phase and tight boxes overlap `region`, in slot order, through the
+    /// filter, the visitor's collider level, `exact` (the hit, if any) and the visitor's hit
+    /// level (`Clip` counts as `Continue`: a region has no reach to shorten).
+    fn traverse_region<H>(
         &self,
-        gather: impl FnOnce(&mut Vec<u32>, &mut Vec<(f32, u32)>),
-        max_t: f32,
+        region: &D::Bounds,
         filter: &QueryFilter,
         visitor: &mut impl Visitor<D, H>,
-        mut exact: impl FnMut(&Collider<D>, f32) -> Result<Option<H>, QueryError>,
-        hit_t: impl Fn(&H) -> f32,
+        mut exact: impl FnMut(&Collider<D>) -> Result<Option<H>, QueryError>,
     ) -> Result<(), WorldError> {
-        let (mut ids, mut candidates) = SCRATCH.take();
-        candidates.clear();
-        gather(&mut ids, &mut candidates);
-        candidates.sort_unstable_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
-        let mut limit = max_t;
+        let mut ids = SCRATCH.take();
+        self.broad.query_box(region, &mut ids);
         let mut result = Ok(());
-        for &(entry, slot) in &candidates {
-            if entry > limit {
-                break;
-            }
+        for &slot in &ids {
             let Some((handle, collider)) = self.colliders.at(slot as usize) else { continue };
-            if !filter.sees(handle, collider) {
+            if !collider.bounds.overlaps(region) || !filter.sees(handle, collider) {
                 continue;
             }
             match visitor.collider(handle, collider) {
@@ -459,7 +415,7 @@ impl<D: Dim, B: BroadPhase<D::Bounds>> World<D, B> {
                 ColliderVisit::Stop => break,
                 ColliderVisit::Test => {}
             }
-            let hit = match exact(collider, limit) {
+            let hit = match exact(collider) {
                 Ok(Some(hit)) => hit,
                 Ok(None) | Err(QueryError::Unsupported { .. }) => continue,
                 Err(e) => {
@@ -467,13 +423,11 @@ impl<D: Dim, B: BroadPhase<D::Bounds>> World<D, B> {
                     break;
                 }
             };
-            match visitor.hit(handle, collider, &hit) {
-                HitVisit::Continue => {}
-                HitVisit::Clip => limit = limit.min(hit_t(&hit)),
-                HitVisit::Stop => break,
+            if visitor.hit(handle, collider, &hit) == HitVisit::Stop {
+                break;
             }
         }
-        SCRATCH.set((ids, candidates));
+        SCRATCH.set(ids);
         result
     }
 }
