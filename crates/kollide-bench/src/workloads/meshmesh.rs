@@ -28,7 +28,7 @@ use parry3d::query::{ContactManifold, DefaultQueryDispatcher, PersistentQueryDis
 use parry3d::shape::TriMesh as ParryMesh;
 use rand::Rng;
 
-use super::{PARRY3D, Workload};
+use super::{PARRY3D, Rigid, Workload};
 use crate::harness::{Batch, Prepared};
 
 /// Builds and prepares a row's inputs: `prepare(items, seed)`.
@@ -118,23 +118,6 @@ fn placed(a: &Arc<TriMesh>, b: &Arc<TriMesh>, map: Affine3A) -> (MeshInstance, M
 
 fn theirs(data: &MeshData) -> ParryMesh {
     ParryMesh::new(data.vertices.clone(), data.triangles.clone()).expect("valid mesh")
-}
-
-/// A rigid pose of B in A.
-#[derive(Clone, Copy)]
-struct Rigid {
-    rotation: Quat,
-    translation: Vec3,
-}
-
-impl Rigid {
-    fn affine(&self) -> Affine3A {
-        Affine3A::from_rotation_translation(self.rotation, self.translation)
-    }
-
-    fn pose(&self) -> Pose {
-        Pose::from_parts(self.translation, self.rotation)
-    }
 }
 
 /// Overlap on the parry side: `intersection_test` of the two meshes, B placed by `pose` in A.

@@ -11,7 +11,27 @@ mod query;
 mod sdf;
 mod world;
 
+use glam::{Affine3A, Quat, Vec3};
+use parry3d::math::Pose;
+
 use crate::harness::Prepared;
+
+/// A rigid pose: rotation, then translation (the part of a placement both libraries take).
+#[derive(Clone, Copy, Debug)]
+struct Rigid {
+    rotation: Quat,
+    translation: Vec3,
+}
+
+impl Rigid {
+    fn affine(&self) -> Affine3A {
+        Affine3A::from_rotation_translation(self.rotation, self.translation)
+    }
+
+    fn pose(&self) -> Pose {
+        Pose::from_parts(self.translation, self.rotation)
+    }
+}
 
 /// The peer every workload in this file is compared against.
 pub const PARRY3D: &str = "parry3d 0.31";

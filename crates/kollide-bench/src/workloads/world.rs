@@ -70,7 +70,7 @@ use parry3d::math::Pose;
 use rand::Rng;
 use rapier3d::prelude as rp;
 
-use super::Workload;
+use super::{Rigid, Workload};
 use crate::harness::{Agreement, Answer, Batch, Prepared};
 
 /// The peer of every row here.
@@ -154,23 +154,6 @@ pub fn workloads() -> Vec<Workload> {
 // ---------------------------------------------------------------------------------------------
 // Scenes: plain data that both sides are built from.
 // ---------------------------------------------------------------------------------------------
-
-/// A rigid pose: rotation, then translation (the part of a placement both libraries take).
-#[derive(Clone, Copy, Debug)]
-struct Rigid {
-    rotation: Quat,
-    translation: Vec3,
-}
-
-impl Rigid {
-    fn affine(&self) -> Affine3A {
-        Affine3A::from_rotation_translation(self.rotation, self.translation)
-    }
-
-    fn pose(&self) -> Pose {
-        Pose::from_parts(self.translation, self.rotation)
-    }
-}
 
 /// The shape of one object of a scene.
 #[derive(Clone, Debug)]
@@ -720,6 +703,15 @@ impl Steps {
     }
 }
 
+/// `passes` batches of `items` steps; the steps of the last batch that left touching pairs.
+fn replay(items: usize, passes: usize, mut step: impl FnMut() -> usize) -> usize {
+    let mut hits = 0;
+    for _ in 0..passes {
+        hits = (0..items).filter(|_| black_box(step()) > 0).count();
+    }
+    hits
+}
+
 /// The frame the replay cursor shows after `steps` steps.
 fn frame_of(steps: usize) -> usize {
     let period = 2 * (FRAMES - 1);
@@ -741,26 +733,12 @@ impl Prepared for Steps {
 
     fn run_kollide(&self, passes: usize) -> usize {
         let side = &mut *self.kollide.borrow_mut();
-        let mut hits = 0;
-        for _ in 0..passes {
-            hits = 0;
-            for _ in 0..self.items {
-                hits += usize::from(black_box(side.step()) > 0);
-            }
-        }
-        hits
+        replay(self.items, passes, || side.step())
     }
 
     fn run_peer(&self, passes: usize) -> usize {
         let side = &mut *self.rapier.borrow_mut();
-        let mut hits = 0;
-        for _ in 0..passes {
-            hits = 0;
-            for _ in 0..self.items {
-                hits += usize::from(black_box(side.step()) > 0);
-            }
-        }
-        hits
+        replay(self.items, passes, || side.step())
     }
 
     /// Steps both sides `items` times and compares their touching pairs step by step: the
