@@ -25,10 +25,12 @@
 
 mod basic;
 mod convex;
+mod d2;
 mod hull;
 mod mass;
 mod rounded;
 
+pub use d2::*;
 pub use basic::{Ball, Capsule, Cone, Cuboid, Cylinder, Triangle};
 pub use convex::{ConvexShape, Core, PlacedSupport, ShapeKind};
 pub use hull::{ConvexHull, HullError, HullFace};
