@@ -24,6 +24,7 @@
 //! [`ConvexShape`]: crate::shape::ConvexShape
 
 mod cast;
+mod d2;
 mod closed_form;
 mod contact;
 mod distance;
@@ -36,6 +37,7 @@ mod sat;
 mod types;
 
 pub use cast::{cast_ray, cast_shape, project_point};
+pub use d2::*;
 pub use contact::{contact, contact_gjk_epa, contact_manifold};
 pub use distance::{distance, intersects};
 pub use gjk::GjkCache;

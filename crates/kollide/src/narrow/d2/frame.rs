@@ -1,0 +1,172 @@
+//! The frame of a 2D pair query and the shapes placed in it as proxies.
+//!
+//! A pair query runs in one frame `F` whose metric is the world's (a rotation, a reflection and a
+//! translation away from it), centred on A so that pairs far from the origin keep their
+//! precision. When A's placement is a similarity `M_a = s R` the frame is A's own (scaled back
+//! by `s`): A's core is placed by `s I`, B's by `s M_a⁻¹ M_b`. Otherwise the frame has the world's
+//! axes at A's origin, and each core is placed by its own linear map.
+//!
+//! A *proxy* is a core placed in the frame as at most [`MAX_PROXY`] points with outward edge
+//! normals, plus a disc radius: a shape whose placement in the frame is a similarity (the disc
+//! stays a disc) or whose margin is zero (the core is all there is). Shapes that are neither (a
+//! ball or a capsule under a non-uniform scale, an ellipse) go through the support-map
+//! algorithms instead.
+
+use glam::{Affine2, Mat2, Vec2};
+
+use crate::shape::{ConvexShape2, SupportMap2};
+
+/// Capacity of a proxy: polygons with more vertices use the support-map algorithms.
+pub(crate) const MAX_PROXY: usize = 8;
+
+/// The uniform scale `s` if `m = s R` with `R` orthogonal, to a relative tolerance of `1e-5`.
+#[inline]
+pub(crate) fn similarity_scale(m: &Mat2) -> Option<f32> {
+    let (x, y) = (m.x_axis, m.y_axis);
+    let (xx, yy, xy) = (x.dot(x), y.dot(y), x.dot(y));
+    let tol = 1e-5 * xx;
+    ((xx > 0.0) & xx.is_finite() & ((xx - yy).abs() <= tol) & (xy.abs() <= tol)).then(|| xx.sqrt())
+}
+
+/// A pair's frame: `world = to_world · p + origin` (`to_world` orthogonal up to the similarity
+/// tolerance), and the maps placing each core in it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PairFrame2 {
+    pub to_world: Mat2,
+    pub origin: Vec2,
+    pub a: Affine2,
+    pub b: Affine2,
+    /// A's map is `s I` for this `s` (A's own frame); `None` when it is a general map.
+    pub a_scale: Option<f32>,
+}
+
+impl PairFrame2 {
+    /// The frame of A and B; `None` when a placement is not finite. Singular placements are
+    /// allowed (a shape collapsed onto a line or a point).
+    #[inline]
+    pub fn new(a_to_world: &Affine2, b_to_world: &Affine2) -> Option<Self> {
+        if !(a_to_world.is_finite() && b_to_world.is_finite()) {
+            return None;
+        }
+        let shift = b_to_world.translation - a_to_world.translation;
+        match similarity_scale(&a_to_world.matrix2) {
+            Some(s) => {
+                let to_frame = a_to_world.matrix2.inverse() * s;
+                Some(Self {
+                    to_world: a_to_world.matrix2 * s.recip(),
+                    origin: a_to_world.translation,
+                    a: Affine2::from_mat2(Mat2::from_diagonal(Vec2::splat(s))),
+                    b: Affine2::from_mat2_translation(to_frame * b_to_world.matrix2, to_frame * shift),
+                    a_scale: Some(s),
+                })
+            }
+            None => Some(Self {
+                to_world: Mat2::IDENTITY,
+                origin: a_to_world.translation,
+                a: Affine2::from_mat2(a_to_world.matrix2),
+                b: Affine2::from_mat2_translation(b_to_world.matrix2, shift),
+                a_scale: None,
+            }),
+        }
+    }
+
+    /// A frame point in world space.
+    #[inline]
+    pub fn point_to_world(&self, p: Vec2) -> Vec2 {
+        self.to_world * p + self.origin
+    }
+
+    /// A frame direction in world space (unit length kept).
+    #[inline]
+    pub fn vector_to_world(&self, v: Vec2) -> Vec2 {
+        self.to_world * v
+    }
+
+    /// A world direction in the frame.
+    #[inline]
+    pub fn vector_from_world(&self, v: Vec2) -> Vec2 {
+        self.to_world.transpose() * v
+    }
+}
+
+/// A core placed in the pair frame: counter-clockwise points with the outward unit normals of
+/// the edges leaving them, and the disc radius in the frame.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Proxy2 {
+    pub points: [Vec2; MAX_PROXY],
+    pub normals: [Vec2; MAX_PROXY],
+    pub count: usize,
+    pub radius: f32,
+}
+
+impl Proxy2 {
+    /// `shape` placed by `map`, or `None` when it has no proxy (see the module documentation)
+    /// or `map` is singular (a polygon collapsed onto a line has no edge normals).
+    #[inline]
+    pub fn new(shape: &ConvexShape2, map: &Affine2) -> Option<Self> {
+        let m = map.matrix2;
+        if !(m.determinant().abs() > 0.0) {
+            return None;
+        }
+        let scale = similarity_scale(&m);
+        let margin = shape.margin();
+        let radius = match scale {
+            Some(s) => margin * s,
+            None if margin == 0.0 => 0.0,
+            None => return None,
+        };
+        let mut local = [Vec2::ZERO; MAX_PROXY];
+        let count = shape.core_vertices(&mut local)?;
+        let mut proxy = Proxy2 { points: [Vec2::ZERO; MAX_PROXY], normals: [Vec2::ZERO; MAX_PROXY], count, radius };
+        // A reflection reverses the winding: read the local loop backwards to keep it
+        // counter-clockwise.
+        let reflect = m.determinant() < 0.0;
+        for i in 0..count {
+            let j = if reflect { count - 1 - i } else { i };
+            proxy.points[i] = m * local[j] + map.translation;
+        }
+        if count == 2 && proxy.points[0] == proxy.points[1] {
+            proxy.count = 1;
+        }
+        proxy.set_normals();
+        Some(proxy)
+    }
+
+    /// The outward normals from the points: `normals[i]` is the right-hand perpendicular of the
+    /// edge from point `i` to point `i + 1` (a segment has the two opposite normals of its two
+    /// sides).
+    #[inline]
+    fn set_normals(&mut self) {
+        let n = self.count;
+        if n < 2 {
+            return;
+        }
+        for i in 0..n {
+            let e = self.points[if i + 1 == n { 0 } else { i + 1 }] - self.points[i];
+            self.normals[i] = Vec2::new(e.y, -e.x).normalize_or_zero();
+        }
+    }
+
+    /// The points.
+    #[inline]
+    pub fn points(&self) -> &[Vec2] {
+        &self.points[..self.count]
+    }
+}
+
+impl SupportMap2 for Proxy2 {
+    /// The core's support (without the radius).
+    #[inline]
+    fn support(&self, dir: Vec2) -> Vec2 {
+        let mut best = self.points[0];
+        let mut best_dot = best.dot(dir);
+        for &p in &self.points[1..self.count] {
+            let d = p.dot(dir);
+            if d > best_dot {
+                best = p;
+                best_dot = d;
+            }
+        }
+        best
+    }
+}

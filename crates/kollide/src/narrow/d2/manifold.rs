@@ -1,0 +1,318 @@
+//! 2D contact manifolds of proxies: closed forms for discs, the separating-axis test and edge
+//! clipping for polygons (Box2D v3's approach: Catto, "Contact manifolds", GDC 2007; Ericson
+//! §5.5 for clipping), all in the pair frame.
+//!
+//! The manifold of two polygons (segments and capsules are two-sided polygons of two points) takes
+//! the axis of largest separation among both shapes' edge normals. The edge it came from is the
+//! *reference* edge; the other shape's edge most opposed to it is the *incident* edge, clipped to
+//! the reference edge's extent: up to two points, each with its separation along the normal. Two
+//! rounded shapes whose cores are apart may touch at a rounded corner, where the normal is the
+//! direction between the closest points of the two edges rather than an edge normal: when the
+//! closest points of the reference and incident edges are both end points, the manifold is that
+//! one point.
+
+use glam::Vec2;
+
+use crate::shape::SupportMap2;
+
+use super::frame::Proxy2;
+use crate::shape::segment_closest_params2;
+
+/// One point of a [`ContactManifold2`].
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ManifoldPoint2 {
+    /// The point on A (world space).
+    pub point_a: Vec2,
+    /// The point on B (world space).
+    pub point_b: Vec2,
+    /// Signed distance along the manifold normal: negative when penetrating (`point_b - point_a
+    /// = separation · normal` up to rounding).
+    pub separation: f32,
+    /// A feature id: the same features (reference edge, incident edge and which end of it) give
+    /// the same id from frame to frame, for warm starting a solver; the points of one manifold
+    /// have distinct ids.
+    pub id: u32,
+}
+
+/// Up to two contact points sharing one normal (from A to B).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ContactManifold2 {
+    /// Unit normal from A to B (zero when the manifold is empty).
+    pub normal: Vec2,
+    pub(crate) points: [ManifoldPoint2; 2],
+    pub(crate) len: usize,
+}
+
+impl ContactManifold2 {
+    /// The contact points.
+    pub fn points(&self) -> &[ManifoldPoint2] {
+        &self.points[..self.len]
+    }
+
+    /// The number of points (0 to 2).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there is no contact.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Empties the manifold: no points, a zero normal.
+    pub fn clear(&mut self) {
+        self.normal = Vec2::ZERO;
+        self.len = 0;
+    }
+
+    /// Appends a point (see [`ManifoldPoint2`]); a push beyond the second is ignored.
+    pub fn push(&mut self, point_a: Vec2, point_b: Vec2, separation: f32, id: u32) {
+        if self.len < 2 {
+            self.points[self.len] = ManifoldPoint2 { point_a, point_b, separation, id };
+            self.len += 1;
+        }
+    }
+
+    /// The deepest point (the smallest separation), if any.
+    pub fn deepest(&self) -> Option<&ManifoldPoint2> {
+        self.points().iter().min_by(|a, b| a.separation.total_cmp(&b.separation))
+    }
+
+    pub(crate) fn map_to_world(&mut self, point: impl Fn(Vec2) -> Vec2, vector: impl Fn(Vec2) -> Vec2) {
+        self.normal = vector(self.normal);
+        for p in &mut self.points[..self.len] {
+            p.point_a = point(p.point_a);
+            p.point_b = point(p.point_b);
+        }
+    }
+}
+
+/// Equal normals and equal points (slots past the length are ignored).
+impl PartialEq for ContactManifold2 {
+    fn eq(&self, other: &Self) -> bool {
+        self.normal == other.normal && self.points() == other.points()
+    }
+}
+
+/// Feature id of a clipped point: which shape holds the reference edge, the reference and
+/// incident edge indices, and which end of the incident edge the point came from.
+#[inline]
+fn feature_id(flip: bool, reference: usize, incident: usize, end: usize) -> u32 {
+    ((flip as u32) << 24) | ((reference as u32) << 16) | ((incident as u32) << 8) | end as u32
+}
+
+/// The manifold of two proxies within `prediction`, in the pair frame.
+pub(crate) fn collide_proxies(a: &Proxy2, b: &Proxy2, prediction: f32, out: &mut ContactManifold2) {
+    out.clear();
+    match (a.count, b.count) {
+        (1, 1) => collide_discs(a.points[0], a.radius, b.points[0], b.radius, prediction, out),
+        (_, 1) => collide_polygon_disc(a, b.points[0], b.radius, prediction, false, out),
+        (1, _) => collide_polygon_disc(b, a.points[0], a.radius, prediction, true, out),
+        _ => collide_polygons(a, b, prediction, out),
+    }
+}
+
+/// Two discs: the normal joins the centres (`+y` when they coincide).
+#[inline]
+fn collide_discs(ca: Vec2, ra: f32, cb: Vec2, rb: f32, prediction: f32, out: &mut ContactManifold2) {
+    let d = cb - ca;
+    let dist2 = d.length_squared();
+    let reach = ra + rb + prediction;
+    if !(dist2 <= reach * reach) {
+        return;
+    }
+    let dist = dist2.sqrt();
+    let normal = if dist > 0.0 { d / dist } else { Vec2::Y };
+    out.normal = normal;
+    out.push(ca + normal * ra, cb - normal * rb, dist - ra - rb, 0);
+}
+
+/// A polygon (two or more points) against a disc: the edge of largest separation from the
+/// centre, then the edge's Voronoi regions (its interior or one of its end points; for a convex
+/// polygon the closest feature to an outside point is that edge or one of its ends). `swap` when
+/// the disc is A.
+#[inline]
+fn collide_polygon_disc(poly: &Proxy2, center: Vec2, radius: f32, prediction: f32, swap: bool, out: &mut ContactManifold2) {
+    let n = poly.count;
+    let mut edge = 0;
+    let mut separation = f32::NEG_INFINITY;
+    for i in 0..n {
+        let s = poly.normals[i].dot(center - poly.points[i]);
+        if s > separation {
+            separation = s;
+            edge = i;
+        }
+    }
+    let reach = poly.radius + radius + prediction;
+    if !(separation <= reach) {
+        return;
+    }
+    let v1 = poly.points[edge];
+    let v2 = poly.points[if edge + 1 == n { 0 } else { edge + 1 }];
+    let e = v2 - v1;
+    let along = (center - v1).dot(e);
+    let (closest, normal, corner) = if separation > 0.0 && along < 0.0 {
+        (v1, center - v1, 1)
+    } else if separation > 0.0 && along > e.length_squared() {
+        (v2, center - v2, 2)
+    } else {
+        (center - poly.normals[edge] * separation, poly.normals[edge], 0)
+    };
+    let (normal, dist) = if corner == 0 {
+        (normal, separation)
+    } else {
+        let dist = normal.length();
+        if !(dist <= reach) {
+            return;
+        }
+        (normal / dist, dist)
+    };
+    let on_poly = closest + normal * poly.radius;
+    let on_disc = center - normal * radius;
+    let id = feature_id(swap, edge, 0, corner);
+    let separation = dist - poly.radius - radius;
+    if swap {
+        out.normal = -normal;
+        out.push(on_disc, on_poly, separation, id);
+    } else {
+        out.normal = normal;
+        out.push(on_poly, on_disc, separation, id);
+    }
+}
+
+/// The edge of `p` whose normal separates `q` the most, and that separation (the smallest
+/// `n · (q_j - p_i)` over `q`'s points).
+#[inline]
+fn max_separation(p: &Proxy2, q: &Proxy2) -> (usize, f32) {
+    let mut best = (0, f32::NEG_INFINITY);
+    for i in 0..p.count {
+        let (n, v) = (p.normals[i], p.points[i]);
+        let mut s = f32::INFINITY;
+        for &w in q.points() {
+            s = s.min(n.dot(w - v));
+        }
+        if s > best.1 {
+            best = (i, s);
+        }
+    }
+    best
+}
+
+/// The minimum translation of two polygon proxies whose cores overlap: the axis of largest
+/// separation (among both shapes' edge normals, which decide overlap exactly for polygons) with
+/// the core separation (`≤ 0`), and the deepest point of the other core along it. Returns `(normal
+/// from A to B, core separation, A's reference point, B's deepest point)`, or `None` when the
+/// cores are apart.
+pub(crate) fn polygon_overlap(a: &Proxy2, b: &Proxy2) -> Option<(Vec2, f32, Vec2, Vec2)> {
+    let (edge_a, sep_a) = max_separation(a, b);
+    let (edge_b, sep_b) = max_separation(b, a);
+    if !(sep_a.max(sep_b) <= 0.0) {
+        return None;
+    }
+    let (reference, incident, edge, flip) = if sep_b > sep_a { (b, a, edge_b, true) } else { (a, b, edge_a, false) };
+    let n = reference.normals[edge];
+    let deepest = incident.support(-n);
+    let separation = sep_a.max(sep_b);
+    let on_reference = deepest - n * separation;
+    Some(if flip { (-n, separation, deepest, on_reference) } else { (n, separation, on_reference, deepest) })
+}
+
+/// Two polygons (each of two or more points): see the module documentation.
+fn collide_polygons(a: &Proxy2, b: &Proxy2, prediction: f32, out: &mut ContactManifold2) {
+    let (edge_a, sep_a) = max_separation(a, b);
+    let (edge_b, sep_b) = max_separation(b, a);
+    let radius = a.radius + b.radius;
+    if !(sep_a.max(sep_b) <= prediction + radius) {
+        return;
+    }
+    // Prefer A's edge unless B's separates clearly more, so the choice does not flicker between
+    // nearly equal axes from frame to frame.
+    let slack = 1e-4 * (a.points[0] - a.points[1]).length().max((b.points[0] - b.points[1]).length());
+    let flip = sep_b > sep_a + slack;
+    let (reference, incident, edge) = if flip { (b, a, edge_b) } else { (a, b, edge_a) };
+    let next = |p: &Proxy2, i: usize| if i + 1 == p.count { 0 } else { i + 1 };
+
+    let i11 = edge;
+    let i12 = next(reference, i11);
+    let normal = reference.normals[i11];
+    let mut i21 = 0;
+    let mut most_opposed = f32::INFINITY;
+    for j in 0..incident.count {
+        let d = normal.dot(incident.normals[j]);
+        if d < most_opposed {
+            most_opposed = d;
+            i21 = j;
+        }
+    }
+    let i22 = next(incident, i21);
+    let (v11, v12) = (reference.points[i11], reference.points[i12]);
+    let (v21, v22) = (incident.points[i21], incident.points[i22]);
+
+    let separation = sep_a.max(sep_b);
+    if separation > 0.0 && radius > 0.0 {
+        let (s, t) = segment_closest_params2(v11, v12, v21, v22);
+        let at_end = |x: f32| x == 0.0 || x == 1.0;
+        if at_end(s) && at_end(t) {
+            let p = v11 + (v12 - v11) * s;
+            let q = v21 + (v22 - v21) * t;
+            let d = q - p;
+            let dist = d.length();
+            if !(dist <= prediction + radius) || !(dist > 0.0) {
+                return;
+            }
+            let n = d / dist;
+            let id = feature_id(flip, if s == 1.0 { i12 } else { i11 }, 0xff, (t == 1.0) as usize);
+            let (on_ref, on_inc) = (p + n * reference.radius, q - n * incident.radius);
+            let sep = dist - radius;
+            if flip {
+                out.normal = -n;
+                out.push(on_inc, on_ref, sep, id);
+            } else {
+                out.normal = n;
+                out.push(on_ref, on_inc, sep, id);
+            }
+            return;
+        }
+    }
+
+    // Clip the incident edge to the reference edge's extent along its tangent.
+    let tangent = Vec2::new(-normal.y, normal.x);
+    let (lower, upper) = (0.0, tangent.dot(v12 - v11));
+    let (u1, u2) = (tangent.dot(v21 - v11), tangent.dot(v22 - v11));
+    let mut clipped = [(v21, 0usize), (v22, 1usize)];
+    if u1 != u2 {
+        // Clamped to the incident edge: an end beyond the reference extent on the same side as
+        // the other end collapses onto it (and is dropped as a duplicate below).
+        let lerp = |u: f32| v21 + (v22 - v21) * ((u - u1) / (u2 - u1)).clamp(0.0, 1.0);
+        // The incident edge runs against the reference tangent (u1 > u2 for opposed edges);
+        // clip whichever end lies outside.
+        for (point, end) in clipped.iter_mut() {
+            let u = if *end == 0 { u1 } else { u2 };
+            if u < lower {
+                *point = lerp(lower);
+            } else if u > upper {
+                *point = lerp(upper);
+            }
+        }
+    }
+    out.normal = if flip { -normal } else { normal };
+    let ends = if clipped[0].0 == clipped[1].0 { 1 } else { 2 };
+    for &(p, end) in &clipped[..ends] {
+        let depth_along = normal.dot(p - v11);
+        let sep = depth_along - radius;
+        if !(sep <= prediction) {
+            continue;
+        }
+        let on_ref = p - normal * (depth_along - reference.radius);
+        let on_inc = p - normal * incident.radius;
+        let id = feature_id(flip, i11, i21, end);
+        if flip {
+            out.push(on_inc, on_ref, sep, id);
+        } else {
+            out.push(on_ref, on_inc, sep, id);
+        }
+    }
+    if out.is_empty() {
+        out.normal = Vec2::ZERO;
+    }
+}

@@ -1,0 +1,357 @@
+//! The public 2D pair and single-shape queries on [`ConvexShape2`] under [`Affine2`] placements.
+
+use glam::{Affine2, Mat2, Vec2};
+
+use super::frame::{PairFrame2, Proxy2, similarity_scale};
+use super::gjk::{GjkCache2, gjk_distance2, gjk_intersects2};
+use super::epa::penetration2;
+use super::cast::cast_shapes2;
+use super::manifold::{ContactManifold2, collide_proxies, polygon_overlap};
+use crate::math::Ray2;
+use crate::narrow::NarrowError;
+use crate::primitive::d2::RayHit2;
+use crate::shape::{ConvexShape2, PointProjection2, SupportMap2};
+
+/// A contact between two 2D shapes: the closest points when apart, the deepest points when
+/// penetrating.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Contact2 {
+    /// The point of A (world space).
+    pub point_a: Vec2,
+    /// The point of B (world space).
+    pub point_b: Vec2,
+    /// Unit normal from A to B.
+    pub normal: Vec2,
+    /// Signed distance: positive apart, negative penetrating (`point_b - point_a = separation ·
+    /// normal` up to rounding).
+    pub separation: f32,
+    /// The part of A the contact lies on (a child index for a compound, a segment for a chain, a
+    /// triangle for a mesh; 0 for a convex shape).
+    pub part_a: u32,
+    /// The part of B the contact lies on (as `part_a`).
+    pub part_b: u32,
+}
+
+/// Where a moving 2D shape first touches another: the time of impact and the contact then.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ShapeCastHit2 {
+    /// The time of impact, in `[0, max_t]`, in units of the velocity.
+    pub t: f32,
+    /// The contact at time `t` (B moved by `t · velocity`).
+    pub contact: Contact2,
+}
+
+/// A shape placed in the pair frame for the support-map algorithms: its core when the map is a
+/// similarity (the margin, scaled, is carried beside it), else the whole shape.
+struct Placed<'a> {
+    shape: &'a ConvexShape2,
+    m: Mat2,
+    mt: Mat2,
+    t: Vec2,
+    core_only: bool,
+}
+
+impl<'a> Placed<'a> {
+    /// The placed shape and the margin carried beside it.
+    #[inline]
+    fn new(shape: &'a ConvexShape2, map: &Affine2) -> (Self, f32) {
+        let m = map.matrix2;
+        let scale = similarity_scale(&m);
+        let margin = shape.margin();
+        let core_only = scale.is_some() && margin > 0.0;
+        let placed = Self { shape, m, mt: m.transpose(), t: map.translation, core_only };
+        (placed, if core_only { margin * scale.unwrap_or(0.0) } else { 0.0 })
+    }
+}
+
+impl SupportMap2 for Placed<'_> {
+    #[inline]
+    fn support(&self, dir: Vec2) -> Vec2 {
+        let d = self.mt * dir;
+        let local = if self.core_only { self.shape.core_support(d) } else { self.shape.support(d) };
+        self.m * local + self.t
+    }
+}
+
+/// Checks the operands of a pair query and builds its frame.
+#[inline]
+fn pair_frame(a: &ConvexShape2, a_to_world: &Affine2, b: &ConvexShape2, b_to_world: &Affine2) -> Result<PairFrame2, NarrowError> {
+    if !a.is_valid() {
+        return Err(NarrowError::InvalidShape(0));
+    }
+    if !b.is_valid() {
+        return Err(NarrowError::InvalidShape(1));
+    }
+    PairFrame2::new(a_to_world, b_to_world).ok_or(NarrowError::NonFinite)
+}
+
+/// Both shapes as proxies, when both have one.
+#[inline]
+fn proxies(frame: &PairFrame2, a: &ConvexShape2, b: &ConvexShape2) -> Option<(Proxy2, Proxy2)> {
+    Some((Proxy2::new(a, &frame.a)?, Proxy2::new(b, &frame.b)?))
+}
+
+/// The distance between A and B (0 when they touch or overlap).
+///
+/// Closed forms when both cores are points or segments and both placements keep discs discs;
+/// GJK (with `cache` for warm starting) otherwise. See the [module documentation](super) for the
+/// contract shared by the 2D pair queries.
+pub fn distance2(
+    a: &ConvexShape2,
+    a_to_world: &Affine2,
+    b: &ConvexShape2,
+    b_to_world: &Affine2,
+    cache: &mut GjkCache2,
+) -> Result<f32, NarrowError> {
+    let frame = pair_frame(a, a_to_world, b, b_to_world)?;
+    if let Some((pa, pb)) = small_proxies(&frame, a, b) {
+        let (p, q) = closest_cores(&pa, &pb);
+        return Ok((p.distance(q) - pa.radius - pb.radius).max(0.0));
+    }
+    let (sa, ma) = Placed::new(a, &frame.a);
+    let (sb, mb) = Placed::new(b, &frame.b);
+    Ok(gjk_distance2(&sa, ma, &sb, mb, cache).distance)
+}
+
+/// Whether A and B touch or overlap.
+pub fn intersects2(
+    a: &ConvexShape2,
+    a_to_world: &Affine2,
+    b: &ConvexShape2,
+    b_to_world: &Affine2,
+    cache: &mut GjkCache2,
+) -> Result<bool, NarrowError> {
+    let frame = pair_frame(a, a_to_world, b, b_to_world)?;
+    if let Some((pa, pb)) = small_proxies(&frame, a, b) {
+        let (p, q) = closest_cores(&pa, &pb);
+        let reach = pa.radius + pb.radius;
+        return Ok(p.distance_squared(q) <= reach * reach);
+    }
+    let (sa, ma) = Placed::new(a, &frame.a);
+    let (sb, mb) = Placed::new(b, &frame.b);
+    Ok(gjk_intersects2(&sa, ma, &sb, mb, cache))
+}
+
+/// The contact of A and B when their separation is at most `prediction`: the closest points when
+/// apart, the deepest points when penetrating (the minimum translation distance).
+///
+/// Closed forms for point and segment cores; for two polygons the separating-axis test decides
+/// (an overlap's deepest point is on the clipped incident edge, exact for polygons); GJK gives the
+/// closest points of separated cores and EPA the depth of curved shapes under non-similar maps.
+pub fn contact2(
+    a: &ConvexShape2,
+    a_to_world: &Affine2,
+    b: &ConvexShape2,
+    b_to_world: &Affine2,
+    prediction: f32,
+    cache: &mut GjkCache2,
+) -> Result<Option<Contact2>, NarrowError> {
+    if prediction.is_nan() {
+        return Err(NarrowError::NonFinite);
+    }
+    let frame = pair_frame(a, a_to_world, b, b_to_world)?;
+    let contact = match proxies(&frame, a, b) {
+        Some((pa, pb)) if pa.count <= 2 && pb.count <= 2 => {
+            let (p, q) = closest_cores(&pa, &pb);
+            core_contact(p, q, pa.radius, pb.radius, &pa, &pb)
+        }
+        Some((pa, pb)) => match polygon_overlap(&pa, &pb) {
+            Some((n, core_separation, on_a, on_b)) => Contact2 {
+                point_a: on_a + n * pa.radius,
+                point_b: on_b - n * pb.radius,
+                normal: n,
+                separation: core_separation - pa.radius - pb.radius,
+                part_a: 0,
+                part_b: 0,
+            },
+            None => support_contact(&frame, a, b, cache),
+        },
+        None => support_contact(&frame, a, b, cache),
+    };
+    Ok((contact.separation <= prediction).then(|| to_world(&frame, contact)))
+}
+
+/// The contact manifold of A and B within `prediction` into `out` (empty when farther apart).
+///
+/// Up to two points with feature ids by the separating-axis test and clipping when both shapes
+/// have proxies (polygons of at most eight vertices, discs and capsules under similarities, any
+/// shape without a margin under an invertible map); otherwise the single point of [`contact2`].
+pub fn contact_manifold2(
+    a: &ConvexShape2,
+    a_to_world: &Affine2,
+    b: &ConvexShape2,
+    b_to_world: &Affine2,
+    prediction: f32,
+    cache: &mut GjkCache2,
+    out: &mut ContactManifold2,
+) -> Result<(), NarrowError> {
+    out.clear();
+    if prediction.is_nan() {
+        return Err(NarrowError::NonFinite);
+    }
+    let frame = pair_frame(a, a_to_world, b, b_to_world)?;
+    if let Some((pa, pb)) = proxies(&frame, a, b) {
+        collide_proxies(&pa, &pb, prediction, out);
+        out.map_to_world(|p| frame.point_to_world(p), |v| frame.vector_to_world(v));
+        return Ok(());
+    }
+    let c = support_contact(&frame, a, b, cache);
+    if c.separation <= prediction {
+        let c = to_world(&frame, c);
+        out.normal = c.normal;
+        out.push(c.point_a, c.point_b, c.separation, 0);
+    }
+    Ok(())
+}
+
+/// The first hit of a ray with the solid shape placed by `shape_to_world`, within `[0, max_t]`.
+///
+/// The ray is cast in the shape's local frame (a ray keeps its parameter under an affine map) by
+/// the shape's closed form; the normal maps back by the inverse transpose.
+pub fn cast_ray2(shape: &ConvexShape2, shape_to_world: &Affine2, ray: &Ray2, max_t: f32) -> Result<Option<RayHit2>, NarrowError> {
+    if !shape.is_valid() {
+        return Err(NarrowError::InvalidShape(0));
+    }
+    let det = shape_to_world.matrix2.determinant();
+    if !shape_to_world.is_finite() || !(det.abs() > 0.0) || !ray.origin.is_finite() || !ray.dir.is_finite() || max_t.is_nan() {
+        return Err(NarrowError::NonFinite);
+    }
+    let inv = shape_to_world.inverse();
+    let local = Ray2::new(inv.transform_point2(ray.origin), inv.transform_vector2(ray.dir));
+    let hit = shape.cast_ray(&local, max_t);
+    Ok(hit.map(|h| {
+        let n = (inv.matrix2.transpose() * h.normal).normalize_or_zero();
+        let n = if h.t == 0.0 || n == Vec2::ZERO { -ray.dir.normalize_or_zero() } else { n };
+        RayHit2 { t: h.t, normal: n }
+    }))
+}
+
+/// The point of the solid shape placed by `shape_to_world` closest to the world point `p`.
+///
+/// Under a rigid placement the closed form in the local frame; otherwise GJK between the point
+/// and the placed shape (the metric is not preserved).
+pub fn project_point2(shape: &ConvexShape2, shape_to_world: &Affine2, p: Vec2) -> Result<PointProjection2, NarrowError> {
+    if !shape.is_valid() {
+        return Err(NarrowError::InvalidShape(0));
+    }
+    if !shape_to_world.is_finite() || !p.is_finite() {
+        return Err(NarrowError::NonFinite);
+    }
+    let m = shape_to_world.matrix2;
+    if similarity_scale(&m).is_some_and(|s| (s - 1.0).abs() <= 1e-5) {
+        let local = m.transpose() * (p - shape_to_world.translation);
+        let proj = shape.project_point(local);
+        let point = if proj.inside { p } else { shape_to_world.transform_point2(proj.point) };
+        return Ok(PointProjection2 { point, inside: proj.inside });
+    }
+    let point = ConvexShape2::Ball(crate::shape::Ball2::new(0.0));
+    let frame = pair_frame(shape, shape_to_world, &point, &Affine2::from_translation(p))?;
+    let (sa, ma) = Placed::new(shape, &frame.a);
+    let (sb, _) = Placed::new(&point, &frame.b);
+    let d = gjk_distance2(&sa, ma, &sb, 0.0, &mut GjkCache2::default());
+    Ok(if d.distance > 0.0 {
+        PointProjection2 { point: frame.point_to_world(d.point_a), inside: false }
+    } else {
+        PointProjection2 { point: p, inside: true }
+    })
+}
+
+/// Whether the solid shape placed by `shape_to_world` contains the world point `p` (boundary
+/// included), exactly in the local frame.
+pub fn contains_point2(shape: &ConvexShape2, shape_to_world: &Affine2, p: Vec2) -> Result<bool, NarrowError> {
+    if !shape.is_valid() {
+        return Err(NarrowError::InvalidShape(0));
+    }
+    let det = shape_to_world.matrix2.determinant();
+    if !shape_to_world.is_finite() || !(det.abs() > 0.0) || !p.is_finite() {
+        return Err(NarrowError::NonFinite);
+    }
+    Ok(shape.project_point(shape_to_world.inverse().transform_point2(p)).inside)
+}
+
+/// Linear shape cast: B moves by `t · velocity` (world space, A still) for `t ∈ [0, max_t]`;
+/// the first `t` at which the shapes touch, with the contact then, or `None`.
+pub fn cast_shape2(
+    a: &ConvexShape2,
+    a_to_world: &Affine2,
+    b: &ConvexShape2,
+    b_to_world: &Affine2,
+    velocity: Vec2,
+    max_t: f32,
+    cache: &mut GjkCache2,
+) -> Result<Option<ShapeCastHit2>, NarrowError> {
+    if !velocity.is_finite() || max_t.is_nan() {
+        return Err(NarrowError::NonFinite);
+    }
+    let frame = pair_frame(a, a_to_world, b, b_to_world)?;
+    let (sa, ma) = Placed::new(a, &frame.a);
+    let (sb, mb) = Placed::new(b, &frame.b);
+    let Some(hit) = cast_shapes2(&sa, ma, &sb, mb, frame.vector_from_world(velocity), max_t, 0.0) else {
+        return Ok(None);
+    };
+    let moved = Affine2::from_mat2_translation(b_to_world.matrix2, b_to_world.translation + velocity * hit.t);
+    let contact = contact2(a, a_to_world, b, &moved, f32::INFINITY, cache)?;
+    Ok(contact.map(|contact| ShapeCastHit2 { t: hit.t, contact }))
+}
+
+/// Both shapes as proxies whose cores are points or segments.
+#[inline]
+fn small_proxies(frame: &PairFrame2, a: &ConvexShape2, b: &ConvexShape2) -> Option<(Proxy2, Proxy2)> {
+    let small = |s: &ConvexShape2| matches!(s, ConvexShape2::Ball(_) | ConvexShape2::Capsule(_) | ConvexShape2::Segment(_));
+    if small(a) && small(b) { proxies(frame, a, b) } else { None }
+}
+
+/// The closest points of two cores of one or two points (point or segment).
+#[inline]
+fn closest_cores(a: &Proxy2, b: &Proxy2) -> (Vec2, Vec2) {
+    let seg = |p: &Proxy2| (p.points[0], p.points[p.count - 1]);
+    let (a0, a1) = seg(a);
+    let (b0, b1) = seg(b);
+    crate::shape::closest_points_segments2(a0, a1, b0, b1)
+}
+
+/// The contact of two cores with the given closest points `p` (on A) and `q` (on B) and radii.
+/// Coincident closest points (crossing segments, or a point on a segment) take the normal from
+/// the deeper of the two cores' separating axes.
+fn core_contact(p: Vec2, q: Vec2, ra: f32, rb: f32, pa: &Proxy2, pb: &Proxy2) -> Contact2 {
+    let d = q - p;
+    let dist = d.length();
+    if dist > 0.0 {
+        let n = d / dist;
+        return Contact2 { point_a: p + n * ra, point_b: q - n * rb, normal: n, separation: dist - ra - rb, part_a: 0, part_b: 0 };
+    }
+    // The cores touch: the manifold of the proxies gives the minimum translation.
+    let mut m = ContactManifold2::default();
+    collide_proxies(pa, pb, f32::INFINITY, &mut m);
+    match m.deepest() {
+        Some(deepest) => Contact2 {
+            point_a: deepest.point_a,
+            point_b: deepest.point_b,
+            normal: m.normal,
+            separation: deepest.separation,
+            part_a: 0,
+            part_b: 0,
+        },
+        None => Contact2 { point_a: p + Vec2::Y * ra, point_b: q - Vec2::Y * rb, normal: Vec2::Y, separation: -ra - rb, part_a: 0, part_b: 0 },
+    }
+}
+
+/// The contact from the support-map algorithms (GJK, then EPA when the cores overlap), in the
+/// pair frame.
+fn support_contact(frame: &PairFrame2, a: &ConvexShape2, b: &ConvexShape2, cache: &mut GjkCache2) -> Contact2 {
+    let (sa, ma) = Placed::new(a, &frame.a);
+    let (sb, mb) = Placed::new(b, &frame.b);
+    let p = penetration2(&sa, ma, &sb, mb, cache);
+    Contact2 { point_a: p.point_a, point_b: p.point_b, normal: p.normal, separation: p.separation, part_a: 0, part_b: 0 }
+}
+
+/// A frame contact in world space.
+#[inline]
+fn to_world(frame: &PairFrame2, c: Contact2) -> Contact2 {
+    Contact2 {
+        point_a: frame.point_to_world(c.point_a),
+        point_b: frame.point_to_world(c.point_b),
+        normal: frame.vector_to_world(c.normal),
+        ..c
+    }
+}
