@@ -31,7 +31,7 @@ use crate::harness::{Answer, Batch, Prepared};
 /// points in deep overlaps are measured along its reference face, up to ~1% deeper than the
 /// penetration depth (which kollide's deepest manifold point equals).
 #[derive(Clone, Copy, Debug)]
-struct Loose(Option<f32>);
+pub(super) struct Loose(pub(super) Option<f32>);
 
 impl Answer for Loose {
     fn is_hit(self) -> bool {

@@ -3,6 +3,7 @@
 
 mod broad;
 mod convex;
+mod convex2;
 mod convex_mesh;
 mod mesh;
 mod meshmesh;
@@ -35,6 +36,8 @@ impl Rigid {
 
 /// The peer every workload in this file is compared against.
 pub const PARRY3D: &str = "parry3d 0.31";
+/// The peer of the 2D workloads.
+pub const PARRY2D: &str = "parry2d 0.31";
 
 /// One side-by-side benchmark.
 pub struct Workload {
@@ -71,6 +74,7 @@ pub fn all() -> Vec<Workload> {
     all.extend(meshmesh::workloads());
     all.extend(broad::workloads());
     all.extend(convex::workloads());
+    all.extend(convex2::workloads());
     all.extend(convex_mesh::workloads());
     all.extend(sdf::workloads());
     all.extend(query::workloads());

@@ -47,6 +47,7 @@
 
 mod cached;
 mod compound;
+mod d2;
 mod field_pair;
 mod mesh_pair;
 mod pair;
@@ -54,6 +55,7 @@ mod single;
 
 pub use cached::{PairCache, contact_manifolds_cached, intersects_cached};
 pub use compound::{Compound, CompoundError};
+pub use d2::*;
 pub use pair::{CAST_MAX_STEPS, cast_shape, contact, contact_manifolds, distance, intersects};
 pub use single::{FIELD_RAY_TOLERANCE, bounds, cast_ray, contains_point, project_point};
 

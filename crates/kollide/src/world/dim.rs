@@ -4,14 +4,16 @@
 
 use std::fmt::Debug;
 
-use glam::{Affine3A, Vec3, Vec3A};
+use glam::{Affine2, Affine3A, Vec2, Vec3, Vec3A};
 
-use crate::bounds::Aabb3;
+use crate::bounds::{Aabb2, Aabb3};
 use crate::broad::BroadBounds;
-use crate::math::Ray3;
+use crate::math::{Ray2, Ray3};
+use crate::narrow::ShapeCastHit2;
 use crate::primitive::RayHit3;
-use crate::query::{self, PairCache, PartManifold, QueryError, Shape, ShapeCastHit};
-use crate::shape::{ConvexShape, Cuboid};
+use crate::primitive::d2::RayHit2;
+use crate::query::{self, PairCache, PairCache2, PartManifold, PartManifold2, QueryError, Shape, Shape2, ShapeCastHit};
+use crate::shape::{ConvexShape, ConvexShape2, Cuboid, Cuboid2};
 
 /// A dimension of worlds: the types of its shapes and the queries on them.
 ///
@@ -244,5 +246,126 @@ impl Dim for Dim3 {
     fn box_shape(bounds: &Aabb3) -> (Shape, Affine3A) {
         let cuboid = ConvexShape::Cuboid(Cuboid::new(bounds.half_extents()));
         (Shape::Convex(cuboid), Affine3A::from_translation(bounds.center()))
+    }
+}
+
+/// Two dimensions: [`Shape2`] placed by [`Affine2`], through the [`query`] layer's 2D queries.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Dim2;
+
+impl Dim for Dim2 {
+    type Shape = Shape2;
+    type Placement = Affine2;
+    type Vector = Vec2;
+    type Bounds = Aabb2;
+    type Manifold = PartManifold2;
+    type PairCache = PairCache2;
+    type RayHit = RayHit2;
+    type CastHit = ShapeCastHit2;
+
+    fn bounds(shape: &Shape2, placement: &Affine2) -> Result<Aabb2, QueryError> {
+        query::bounds2(shape, placement)
+    }
+
+    fn swept(bounds: &Aabb2, displacement: Vec2) -> Aabb2 {
+        Aabb2::new(bounds.min + displacement.min(Vec2::ZERO), bounds.max + displacement.max(Vec2::ZERO))
+    }
+
+    fn scaled(v: Vec2, s: f32) -> Vec2 {
+        v * s
+    }
+
+    fn is_finite(v: Vec2) -> bool {
+        v.is_finite()
+    }
+
+    fn point_bounds(p: Vec2) -> Aabb2 {
+        Aabb2::new(p, p)
+    }
+
+    fn ray(origin: Vec2, dir: Vec2) -> Ray2 {
+        Ray2::new(origin, dir)
+    }
+
+    fn center(bounds: &Aabb2) -> Vec2 {
+        bounds.center()
+    }
+
+    fn grown_by(bounds: &Aabb2, by: &Aabb2) -> Aabb2 {
+        let half = by.half_extents();
+        Aabb2::new(bounds.min - half, bounds.max + half)
+    }
+
+    /// As [`Dim3::displacement_bound`]: the largest displacement of a corner of the local box.
+    fn displacement_bound(shape: &Shape2, old: &Affine2, new: &Affine2) -> f32 {
+        let Ok(local) = query::bounds2(shape, &Affine2::IDENTITY) else { return f32::INFINITY };
+        let (linear, shift) = (new.matrix2 - old.matrix2, new.translation - old.translation);
+        let mut largest = 0.0f32;
+        for corner in [local.min, Vec2::new(local.max.x, local.min.y), local.max, Vec2::new(local.min.x, local.max.y)] {
+            let moved = (linear * corner + shift).length();
+            if moved.is_nan() {
+                return f32::INFINITY;
+            }
+            largest = largest.max(moved);
+        }
+        largest
+    }
+
+    fn intersects(
+        a: &Shape2,
+        a_to_world: &Affine2,
+        b: &Shape2,
+        b_to_world: &Affine2,
+        cache: &mut PairCache2,
+    ) -> Result<bool, QueryError> {
+        query::intersects2_cached(a, a_to_world, b, b_to_world, cache)
+    }
+
+    fn manifolds(
+        a: &Shape2,
+        a_to_world: &Affine2,
+        b: &Shape2,
+        b_to_world: &Affine2,
+        prediction: f32,
+        cache: &mut PairCache2,
+        out: &mut Vec<PartManifold2>,
+    ) -> Result<(), QueryError> {
+        query::contact_manifolds2_cached(a, a_to_world, b, b_to_world, prediction, cache, out)
+    }
+
+    fn distance(a: &Shape2, a_to_world: &Affine2, b: &Shape2, b_to_world: &Affine2) -> Result<f32, QueryError> {
+        query::distance2(a, a_to_world, b, b_to_world)
+    }
+
+    fn cast_ray(shape: &Shape2, to_world: &Affine2, ray: &Ray2, max_t: f32) -> Result<Option<RayHit2>, QueryError> {
+        query::cast_ray2(shape, to_world, ray, max_t)
+    }
+
+    fn ray_hit_t(hit: &RayHit2) -> f32 {
+        hit.t
+    }
+
+    fn cast_shape(
+        a: &Shape2,
+        a_to_world: &Affine2,
+        b: &Shape2,
+        b_to_world: &Affine2,
+        velocity: Vec2,
+        max_t: f32,
+    ) -> Result<Option<ShapeCastHit2>, QueryError> {
+        query::cast_shape2(a, a_to_world, b, b_to_world, velocity, max_t)
+    }
+
+    fn cast_hit_t(hit: &ShapeCastHit2) -> f32 {
+        hit.t
+    }
+
+    fn contains_point(shape: &Shape2, to_world: &Affine2, p: Vec2) -> Result<bool, QueryError> {
+        query::contains_point2(shape, to_world, p)
+    }
+
+    fn box_shape(bounds: &Aabb2) -> (Shape2, Affine2) {
+        let cuboid = ConvexShape2::Cuboid(Cuboid2::new(bounds.half_extents()));
+        (Shape2::Convex(cuboid), Affine2::from_translation(bounds.center()))
     }
 }

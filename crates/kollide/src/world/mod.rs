@@ -31,10 +31,12 @@
 //!
 //! Handles, filters, the pair table and its events, the broad phase and the scene queries are
 //! written once over [`Dim`]; [`World3`] is the world of [`Dim3`] ([`query::Shape`] under
-//! [`Affine3A`]).
+//! [`Affine3A`]), [`World2`] the world of [`Dim2`] ([`query::Shape2`] under [`Affine2`]).
 //!
 //! [`query::Shape`]: crate::query::Shape
 //! [`Affine3A`]: glam::Affine3A
+//! [`query::Shape2`]: crate::query::Shape2
+//! [`Affine2`]: glam::Affine2
 
 mod dim;
 mod edit;
@@ -43,7 +45,7 @@ mod handle;
 mod scene;
 mod step;
 
-pub use dim::{Dim, Dim3};
+pub use dim::{Dim, Dim2, Dim3};
 pub use filter::{CollisionFilter, PairFilter, QueryFilter};
 pub use handle::{ColliderHandle, MAX_COLLIDERS};
 pub use scene::{ColliderVisit, HitVisit, RayCast, Visitor};
@@ -56,6 +58,12 @@ use step::PairState;
 
 /// The world of 3D shapes.
 pub type World3 = World<Dim3>;
+/// The world of 2D shapes.
+pub type World2 = World<Dim2>;
+/// A description of a 2D collider.
+pub type ColliderDesc2 = ColliderDesc<Dim2>;
+/// A 2D collider.
+pub type Collider2 = Collider<Dim2>;
 /// A description of a 3D collider.
 pub type ColliderDesc3 = ColliderDesc<Dim3>;
 /// A 3D collider.

@@ -129,7 +129,9 @@ impl Proxy2 {
             proxy.count = 1;
         }
         proxy.set_normals();
-        Some(proxy)
+        // A repeated corner (a degenerate triangle) leaves an edge without a normal.
+        let normals_ok = proxy.count < 2 || proxy.normals[..proxy.count].iter().all(|n| *n != Vec2::ZERO);
+        normals_ok.then_some(proxy)
     }
 
     /// The outward normals from the points: `normals[i]` is the right-hand perpendicular of the
@@ -168,5 +170,37 @@ impl SupportMap2 for Proxy2 {
             }
         }
         best
+    }
+}
+
+/// A shape placed in the pair frame for the support-map algorithms: its core when the map is a
+/// similarity (the margin, scaled, is carried beside it), else the whole shape.
+pub(crate) struct Placed<'a> {
+    shape: &'a ConvexShape2,
+    m: Mat2,
+    mt: Mat2,
+    t: Vec2,
+    core_only: bool,
+}
+
+impl<'a> Placed<'a> {
+    /// The placed shape and the margin carried beside it.
+    #[inline]
+    pub fn new(shape: &'a ConvexShape2, map: &Affine2) -> (Self, f32) {
+        let m = map.matrix2;
+        let scale = similarity_scale(&m);
+        let margin = shape.margin();
+        let core_only = scale.is_some() && margin > 0.0;
+        let placed = Self { shape, m, mt: m.transpose(), t: map.translation, core_only };
+        (placed, if core_only { margin * scale.unwrap_or(0.0) } else { 0.0 })
+    }
+}
+
+impl SupportMap2 for Placed<'_> {
+    #[inline]
+    fn support(&self, dir: Vec2) -> Vec2 {
+        let d = self.mt * dir;
+        let local = if self.core_only { self.shape.core_support(d) } else { self.shape.support(d) };
+        self.m * local + self.t
     }
 }

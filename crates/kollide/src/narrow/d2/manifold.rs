@@ -78,6 +78,14 @@ impl ContactManifold2 {
         self.points().iter().min_by(|a, b| a.separation.total_cmp(&b.separation))
     }
 
+    /// The same contact seen from the other shape: points swapped, normal reversed (ids kept).
+    pub fn flip(&mut self) {
+        self.normal = -self.normal;
+        for p in &mut self.points[..self.len] {
+            std::mem::swap(&mut p.point_a, &mut p.point_b);
+        }
+    }
+
     pub(crate) fn map_to_world(&mut self, point: impl Fn(Vec2) -> Vec2, vector: impl Fn(Vec2) -> Vec2) {
         self.normal = vector(self.normal);
         for p in &mut self.points[..self.len] {
@@ -235,15 +243,7 @@ fn collide_polygons(a: &Proxy2, b: &Proxy2, prediction: f32, out: &mut ContactMa
     let i11 = edge;
     let i12 = next(reference, i11);
     let normal = reference.normals[i11];
-    let mut i21 = 0;
-    let mut most_opposed = f32::INFINITY;
-    for j in 0..incident.count {
-        let d = normal.dot(incident.normals[j]);
-        if d < most_opposed {
-            most_opposed = d;
-            i21 = j;
-        }
-    }
+    let i21 = most_opposed_edge(incident, normal);
     let i22 = next(incident, i21);
     let (v11, v12) = (reference.points[i11], reference.points[i12]);
     let (v21, v22) = (incident.points[i21], incident.points[i22]);
@@ -275,6 +275,54 @@ fn collide_polygons(a: &Proxy2, b: &Proxy2, prediction: f32, out: &mut ContactMa
         }
     }
 
+    clip_incident(reference, i11, incident, i21, flip, prediction, out);
+}
+
+/// The index of `incident`'s edge whose normal is most opposed to `normal`.
+#[inline]
+fn most_opposed_edge(incident: &Proxy2, normal: Vec2) -> usize {
+    let mut best = (0, f32::INFINITY);
+    for j in 0..incident.count {
+        let d = normal.dot(incident.normals[j]);
+        if d < best.1 {
+            best = (j, d);
+        }
+    }
+    best.0
+}
+
+/// The manifold with `reference`'s edge `edge` as the reference edge, whatever the separating
+/// axes say (chains use it to replace a normal that points across a neighbouring segment).
+/// `flip` when the reference is B. A disc (one point) gets the one point under the edge's normal.
+pub(crate) fn collide_on_edge(reference: &Proxy2, edge: usize, incident: &Proxy2, flip: bool, prediction: f32, out: &mut ContactManifold2) {
+    out.clear();
+    let normal = reference.normals[edge];
+    if incident.count == 1 {
+        let c = incident.points[0];
+        let along = normal.dot(c - reference.points[edge]);
+        let sep = along - reference.radius - incident.radius;
+        if sep <= prediction {
+            let on_inc = c - normal * incident.radius;
+            let on_ref = c - normal * (along - reference.radius);
+            out.normal = if flip { -normal } else { normal };
+            let id = feature_id(flip, edge, 0, 0);
+            if flip { out.push(on_inc, on_ref, sep, id) } else { out.push(on_ref, on_inc, sep, id) }
+        }
+        return;
+    }
+    let i21 = most_opposed_edge(incident, normal);
+    clip_incident(reference, edge, incident, i21, flip, prediction, out);
+}
+
+/// Clips `incident`'s edge `i21` to the extent of `reference`'s edge `i11` and keeps the points
+/// within `prediction` (see the module documentation).
+fn clip_incident(reference: &Proxy2, i11: usize, incident: &Proxy2, i21: usize, flip: bool, prediction: f32, out: &mut ContactManifold2) {
+    let next = |p: &Proxy2, i: usize| if i + 1 == p.count { 0 } else { i + 1 };
+    let (i12, i22) = (next(reference, i11), next(incident, i21));
+    let normal = reference.normals[i11];
+    let radius = reference.radius + incident.radius;
+    let (v11, v12) = (reference.points[i11], reference.points[i12]);
+    let (v21, v22) = (incident.points[i21], incident.points[i22]);
     // Clip the incident edge to the reference edge's extent along its tangent.
     let tangent = Vec2::new(-normal.y, normal.x);
     let (lower, upper) = (0.0, tangent.dot(v12 - v11));

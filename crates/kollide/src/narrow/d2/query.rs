@@ -2,7 +2,7 @@
 
 use glam::{Affine2, Mat2, Vec2};
 
-use super::frame::{PairFrame2, Proxy2, similarity_scale};
+use super::frame::{PairFrame2, Placed, Proxy2, similarity_scale};
 use super::gjk::{GjkCache2, gjk_distance2, gjk_intersects2};
 use super::epa::penetration2;
 use super::cast::cast_shapes2;
@@ -39,38 +39,6 @@ pub struct ShapeCastHit2 {
     pub t: f32,
     /// The contact at time `t` (B moved by `t · velocity`).
     pub contact: Contact2,
-}
-
-/// A shape placed in the pair frame for the support-map algorithms: its core when the map is a
-/// similarity (the margin, scaled, is carried beside it), else the whole shape.
-struct Placed<'a> {
-    shape: &'a ConvexShape2,
-    m: Mat2,
-    mt: Mat2,
-    t: Vec2,
-    core_only: bool,
-}
-
-impl<'a> Placed<'a> {
-    /// The placed shape and the margin carried beside it.
-    #[inline]
-    fn new(shape: &'a ConvexShape2, map: &Affine2) -> (Self, f32) {
-        let m = map.matrix2;
-        let scale = similarity_scale(&m);
-        let margin = shape.margin();
-        let core_only = scale.is_some() && margin > 0.0;
-        let placed = Self { shape, m, mt: m.transpose(), t: map.translation, core_only };
-        (placed, if core_only { margin * scale.unwrap_or(0.0) } else { 0.0 })
-    }
-}
-
-impl SupportMap2 for Placed<'_> {
-    #[inline]
-    fn support(&self, dir: Vec2) -> Vec2 {
-        let d = self.mt * dir;
-        let local = if self.core_only { self.shape.core_support(d) } else { self.shape.support(d) };
-        self.m * local + self.t
-    }
 }
 
 /// Checks the operands of a pair query and builds its frame.
@@ -222,7 +190,7 @@ pub fn cast_ray2(shape: &ConvexShape2, shape_to_world: &Affine2, ray: &Ray2, max
     Ok(hit.map(|h| {
         let n = (inv.matrix2.transpose() * h.normal).normalize_or_zero();
         let n = if h.t == 0.0 || n == Vec2::ZERO { -ray.dir.normalize_or_zero() } else { n };
-        RayHit2 { t: h.t, normal: n }
+        RayHit2 { t: h.t, normal: n, part: 0 }
     }))
 }
 

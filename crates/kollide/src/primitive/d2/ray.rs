@@ -7,13 +7,17 @@
 use crate::bounds::{Aabb2, Circle};
 use crate::math::{Ray2, Vec2};
 
-/// Where a ray first meets a circle, box, segment or polygon.
+/// Where a ray first meets a shape: the one 2D ray-hit record, returned by the primitive casts,
+/// the shapes, the narrow phase and the query layer.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RayHit2 {
     /// Ray parameter of the hit, in `[0, max_t]`; the point is `ray.at(t)`.
     pub t: f32,
     /// Unit normal at the hit, facing against the ray (`normal · dir ≤ 0`).
     pub normal: Vec2,
+    /// The part hit: the child of a compound, the segment of a polyline, the triangle of a mesh;
+    /// 0 for a primitive or a convex shape.
+    pub part: u32,
 }
 
 /// Whether the ray and `max_t` satisfy the shared validity contract (`dd = dir · dir`).
@@ -95,7 +99,7 @@ fn cast_disc(ray: &Ray2, dd: f32, max_t: f32, center: Vec2, r: f32) -> Option<Ra
     let r2 = r * r;
     let c = f.length_squared() - r2;
     if c <= 0.0 {
-        return Some(RayHit2 { t: 0.0, normal: against(d, dd) });
+        return Some(RayHit2 { t: 0.0, normal: against(d, dd), part: 0 });
     }
     let b = f.dot(d);
     if !(b < 0.0) {
@@ -111,7 +115,7 @@ fn cast_disc(ray: &Ray2, dd: f32, max_t: f32, center: Vec2, r: f32) -> Option<Ra
     if !(t <= max_t) {
         return None;
     }
-    Some(RayHit2 { t, normal: round_normal(f + t * d, inv_r, r, d, dd) })
+    Some(RayHit2 { t, normal: round_normal(f + t * d, inv_r, r, d, dd), part: 0 })
 }
 
 /// Casts a ray against a solid axis-aligned box.
@@ -149,10 +153,10 @@ fn cast_box(ray: &Ray2, dd: f32, max_t: f32, min: Vec2, max: Vec2) -> Option<Ray
         return None;
     }
     if enter <= 0.0 {
-        return Some(RayHit2 { t: 0.0, normal: against(d, dd) });
+        return Some(RayHit2 { t: 0.0, normal: against(d, dd), part: 0 });
     }
     let normal = if near.x == enter { Vec2::new(-d.x.signum(), 0.0) } else { Vec2::new(0.0, -d.y.signum()) };
-    Some(RayHit2 { t: enter, normal })
+    Some(RayHit2 { t: enter, normal, part: 0 })
 }
 
 /// Casts a ray against the closed segment `a b` (a one-dimensional set, not a solid).
@@ -191,7 +195,7 @@ fn cast_segment(ray: &Ray2, dd: f32, max_t: f32, a: Vec2, b: Vec2) -> Option<Ray
         }
         let n = e.perp();
         let n = if n.dot(d) > 0.0 { -n } else { n };
-        return Some(RayHit2 { t: (t_num / denom).min(max_t), normal: unit_or_against(n, 1.0, d, dd) });
+        return Some(RayHit2 { t: (t_num / denom).min(max_t), normal: unit_or_against(n, 1.0, d, dd), part: 0 });
     }
     if s_num != 0.0 {
         return None; // parallel, off the line
@@ -200,7 +204,7 @@ fn cast_segment(ray: &Ray2, dd: f32, max_t: f32, a: Vec2, b: Vec2) -> Option<Ray
     let ta = w.dot(d) / dd;
     let tb = (b - ray.origin).dot(d) / dd;
     let t = ta.min(tb).max(0.0);
-    (t <= ta.max(tb) && t <= max_t).then(|| RayHit2 { t, normal: against(d, dd) })
+    (t <= ta.max(tb) && t <= max_t).then(|| RayHit2 { t, normal: against(d, dd), part: 0 })
 }
 
 /// Casts a ray against a solid convex polygon given as a vertex loop (implicitly closed).
@@ -268,7 +272,7 @@ pub fn ray_polygon(ray: &Ray2, max_t: f32, poly: &[Vec2]) -> Option<RayHit2> {
     }
     // No entering edge: the origin is inside (or on the boundary), normal -dir/|dir|.
     let normal = entry_normal.map_or_else(|| against(d, dd), |m| unit_or_against(m, 1.0, d, dd));
-    accept(RayHit2 { t: t_lo, normal }, true)
+    accept(RayHit2 { t: t_lo, normal, part: 0 }, true)
 }
 
 #[cfg(test)]

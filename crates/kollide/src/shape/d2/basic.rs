@@ -5,7 +5,7 @@ use glam::Vec2;
 use super::{PointProjection2, SupportMap2};
 use crate::bounds::{Aabb2, Circle};
 use crate::math::Ray2;
-use crate::primitive::d2::{RayHit2, ray_aabb2, ray_circle, ray_segment};
+use crate::primitive::d2::{RayHit2, ray_aabb2, ray_circle, ray_polygon, ray_segment};
 
 /// A disc of `radius` centred on the origin.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -24,6 +24,70 @@ pub struct Capsule2 {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Cuboid2 {
     pub half_extents: Vec2,
+}
+
+/// The solid triangle `a b c` (either winding; [`Triangle2::vertices`] lists it
+/// counter-clockwise).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Triangle2 {
+    pub a: Vec2,
+    pub b: Vec2,
+    pub c: Vec2,
+}
+
+impl Triangle2 {
+    pub fn new(a: Vec2, b: Vec2, c: Vec2) -> Self {
+        Self { a, b, c }
+    }
+
+    /// The corners, counter-clockwise (`a, b, c` or `a, c, b`).
+    #[inline]
+    pub fn vertices(&self) -> [Vec2; 3] {
+        if (self.b - self.a).perp_dot(self.c - self.a) >= 0.0 { [self.a, self.b, self.c] } else { [self.a, self.c, self.b] }
+    }
+
+    /// The box in the local frame.
+    pub fn local_aabb(&self) -> Aabb2 {
+        Aabb2::new(self.a.min(self.b).min(self.c), self.a.max(self.b).max(self.c))
+    }
+
+    /// The first hit of a ray (local frame) with the solid triangle (a degenerate triangle is
+    /// missed, as by [`ray_polygon`]).
+    pub fn cast_ray(&self, ray: &Ray2, max_t: f32) -> Option<RayHit2> {
+        ray_polygon(ray, max_t, &self.vertices())
+    }
+
+    /// The point of the solid triangle closest to `p` (local frame).
+    pub fn project_point(&self, p: Vec2) -> PointProjection2 {
+        let v = self.vertices();
+        let inside = (0..3).all(|i| (v[(i + 1) % 3] - v[i]).perp_dot(p - v[i]) >= 0.0);
+        if inside {
+            return PointProjection2::inside(p);
+        }
+        let mut best = (f32::INFINITY, p);
+        for i in 0..3 {
+            let q = closest_on_segment2(p, v[i], v[(i + 1) % 3]);
+            let d = q.distance_squared(p);
+            if d < best.0 {
+                best = (d, q);
+            }
+        }
+        PointProjection2::outside(best.1)
+    }
+}
+
+impl SupportMap2 for Triangle2 {
+    #[inline]
+    fn support(&self, dir: Vec2) -> Vec2 {
+        let (da, db, dc) = (self.a.dot(dir), self.b.dot(dir), self.c.dot(dir));
+        if da >= db && da >= dc {
+            self.a
+        } else if db >= dc {
+            self.b
+        } else {
+            self.c
+        }
+    }
 }
 
 /// The segment from `a` to `b` (a shape of zero area; `a == b` is a point).

@@ -2,7 +2,7 @@
 
 use glam::{Affine2, Vec2};
 
-use super::{Ball2, Capsule2, ConvexPolygon2, Cuboid2, MassProperties2, PointProjection2, Segment2, SupportMap2};
+use super::{Ball2, Capsule2, ConvexPolygon2, Cuboid2, MassProperties2, PointProjection2, Segment2, SupportMap2, Triangle2};
 use crate::bounds::Aabb2;
 use crate::math::Ray2;
 use crate::primitive::d2::RayHit2;
@@ -14,13 +14,20 @@ pub enum ShapeKind2 {
     Capsule,
     Cuboid,
     Segment,
+    Triangle,
     Polygon,
 }
 
 impl ShapeKind2 {
     /// Every kind, in declaration order.
-    pub const ALL: [ShapeKind2; 5] =
-        [ShapeKind2::Ball, ShapeKind2::Capsule, ShapeKind2::Cuboid, ShapeKind2::Segment, ShapeKind2::Polygon];
+    pub const ALL: [ShapeKind2; 6] = [
+        ShapeKind2::Ball,
+        ShapeKind2::Capsule,
+        ShapeKind2::Cuboid,
+        ShapeKind2::Segment,
+        ShapeKind2::Triangle,
+        ShapeKind2::Polygon,
+    ];
 }
 
 /// Every 2D convex shape, as one closed enum: the 2D pair queries in [`crate::narrow`] are a
@@ -35,6 +42,7 @@ pub enum ConvexShape2 {
     Capsule(Capsule2),
     Cuboid(Cuboid2),
     Segment(Segment2),
+    Triangle(Triangle2),
     Polygon(ConvexPolygon2),
 }
 
@@ -46,6 +54,7 @@ macro_rules! each {
             ConvexShape2::Capsule($s) => $body,
             ConvexShape2::Cuboid($s) => $body,
             ConvexShape2::Segment($s) => $body,
+            ConvexShape2::Triangle($s) => $body,
             ConvexShape2::Polygon($s) => $body,
         }
     };
@@ -59,6 +68,7 @@ impl ConvexShape2 {
             ConvexShape2::Capsule(_) => ShapeKind2::Capsule,
             ConvexShape2::Cuboid(_) => ShapeKind2::Cuboid,
             ConvexShape2::Segment(_) => ShapeKind2::Segment,
+            ConvexShape2::Triangle(_) => ShapeKind2::Triangle,
             ConvexShape2::Polygon(_) => ShapeKind2::Polygon,
         }
     }
@@ -72,6 +82,7 @@ impl ConvexShape2 {
             ConvexShape2::Capsule(s) => size(s.half_height) && size(s.radius),
             ConvexShape2::Cuboid(s) => size(s.half_extents.x) && size(s.half_extents.y),
             ConvexShape2::Segment(s) => s.a.is_finite() && s.b.is_finite(),
+            ConvexShape2::Triangle(s) => s.a.is_finite() && s.b.is_finite() && s.c.is_finite(),
             ConvexShape2::Polygon(_) => true,
         }
     }
@@ -83,12 +94,12 @@ impl ConvexShape2 {
             ConvexShape2::Ball(s) => s.radius,
             ConvexShape2::Capsule(s) => s.radius,
             ConvexShape2::Polygon(s) => s.radius(),
-            ConvexShape2::Cuboid(_) | ConvexShape2::Segment(_) => 0.0,
+            ConvexShape2::Cuboid(_) | ConvexShape2::Segment(_) | ConvexShape2::Triangle(_) => 0.0,
         }
     }
 
     /// The core's vertices (1 for a ball, 2 for a capsule or segment, the polygon's for the
-    /// rest), counter-clockwise for polygons, written into `out`; returns how many. `None` when
+    /// rest), counter-clockwise for polygons (a degenerate triangle's are collinear), written into `out`; returns how many. `None` when
     /// `out` is too short (a polygon with more vertices than `out` holds).
     #[inline]
     pub fn core_vertices(&self, out: &mut [Vec2]) -> Option<usize> {
@@ -101,6 +112,7 @@ impl ConvexShape2 {
             ConvexShape2::Capsule(s) => write(out, &s.segment()),
             ConvexShape2::Cuboid(s) => write(out, &s.vertices()),
             ConvexShape2::Segment(s) => write(out, &[s.a, s.b]),
+            ConvexShape2::Triangle(s) => write(out, &s.vertices()),
             ConvexShape2::Polygon(s) => write(out, s.vertices()),
         }
     }
@@ -113,6 +125,7 @@ impl ConvexShape2 {
             ConvexShape2::Capsule(s) => Vec2::new(0.0, if dir.y >= 0.0 { s.half_height } else { -s.half_height }),
             ConvexShape2::Cuboid(s) => s.support(dir),
             ConvexShape2::Segment(s) => s.support(dir),
+            ConvexShape2::Triangle(s) => s.support(dir),
             ConvexShape2::Polygon(s) => s.vertices()[s.support_index(dir)],
         }
     }
@@ -145,6 +158,7 @@ impl ConvexShape2 {
             ConvexShape2::Capsule(s) => s.mass_properties(),
             ConvexShape2::Cuboid(s) => s.mass_properties(),
             ConvexShape2::Segment(_) => None,
+            ConvexShape2::Triangle(s) => s.mass_properties(),
             ConvexShape2::Polygon(s) => s.mass_properties(),
         }
     }

@@ -4,7 +4,7 @@ use std::f64::consts::PI;
 
 use glam::{DVec2, Vec2};
 
-use super::{Ball2, Capsule2, ConvexPolygon2, Cuboid2};
+use super::{Ball2, Capsule2, ConvexPolygon2, Cuboid2, Triangle2};
 
 /// Mass properties of a solid of unit density: mass equals `area`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -91,6 +91,16 @@ impl Cuboid2 {
             center: Vec2::ZERO,
             inertia: (area * (h.x * h.x + h.y * h.y) / 3.0) as f32,
         })
+    }
+}
+
+impl Triangle2 {
+    /// `None` for a degenerate (zero-area) triangle.
+    pub fn mass_properties(&self) -> Option<MassProperties2> {
+        let [a, b, c] = self.vertices().map(|p| p.as_dvec2());
+        let mut m = Moments::default();
+        m.add_triangle(a, b, c);
+        m.finish()
     }
 }
 
