@@ -26,6 +26,7 @@
 mod cast;
 mod closed_form;
 mod contact;
+mod d2;
 mod distance;
 mod epa;
 mod frame;
@@ -37,6 +38,7 @@ mod types;
 
 pub use cast::{cast_ray, cast_shape, project_point};
 pub use contact::{contact, contact_gjk_epa, contact_manifold};
+pub use d2::*;
 pub use distance::{distance, intersects};
 pub use gjk::GjkCache;
 pub use manifold::{ContactManifold, ManifoldPoint, PartManifold};
