@@ -36,8 +36,6 @@ pub(crate) struct PairFrame2 {
     pub origin: Vec2,
     pub a: Affine2,
     pub b: Affine2,
-    /// A's map is `s I` for this `s` (A's own frame); `None` when it is a general map.
-    pub a_scale: Option<f32>,
 }
 
 impl PairFrame2 {
@@ -57,7 +55,6 @@ impl PairFrame2 {
                     origin: a_to_world.translation,
                     a: Affine2::from_mat2(Mat2::from_diagonal(Vec2::splat(s))),
                     b: Affine2::from_mat2_translation(to_frame * b_to_world.matrix2, to_frame * shift),
-                    a_scale: Some(s),
                 })
             }
             None => Some(Self {
@@ -65,7 +62,6 @@ impl PairFrame2 {
                 origin: a_to_world.translation,
                 a: Affine2::from_mat2(a_to_world.matrix2),
                 b: Affine2::from_mat2_translation(b_to_world.matrix2, shift),
-                a_scale: None,
             }),
         }
     }

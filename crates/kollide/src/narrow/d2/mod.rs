@@ -3,14 +3,14 @@
 //! answers, normals from A to B, signed separations, [`NarrowError`](super::NarrowError) for bad
 //! input; singular placements allowed in pair queries).
 //!
-//! A pair runs in one frame with the world's metric centred on A ([`frame`]). Shapes whose
+//! A pair runs in one frame with the world's metric centred on A. Shapes whose
 //! placement keeps discs discs (similarities) or that have no margin become *proxies* (at most
 //! eight points with edge normals and a radius): discs, capsules and segments get closed forms,
 //! polygons the separating-axis test with edge clipping for manifolds of up to two points with
-//! feature ids ([`manifold`]). Everything else (curved shapes under non-uniform scale or shear,
+//! feature ids. Everything else (curved shapes under non-uniform scale or shear,
 //! polygons of more than eight vertices) goes through the support-map algorithms: GJK for
 //! distances, EPA for penetration, GJK ray casts and conservative advancement for casts.
-//! Chains avoid ghost contacts at their joints ([`chain`]).
+//! Chains avoid ghost contacts at their joints ([`chain_segment_manifold2`]).
 
 mod cast;
 mod chain;
@@ -20,7 +20,10 @@ mod gjk;
 mod manifold;
 mod query;
 
+pub use cast::{CastHit2, cast_ray_support2, cast_shapes2};
 pub use chain::{ChainSegment2, chain_segment_manifold2};
+pub use epa::{Penetration2, contact2 as penetration2};
+pub use gjk::{Distance2, GjkCache2, gjk_distance2, gjk_intersects2};
 pub use manifold::{ContactManifold2, ManifoldPoint2};
 pub use query::{
     Contact2, ShapeCastHit2, cast_ray2, cast_shape2, contact_manifold2, contact2, contains_point2, distance2,

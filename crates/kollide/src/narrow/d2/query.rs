@@ -1,16 +1,16 @@
 //! The public 2D pair and single-shape queries on [`ConvexShape2`] under [`Affine2`] placements.
 
-use glam::{Affine2, Mat2, Vec2};
+use glam::{Affine2, Vec2};
 
 use super::frame::{PairFrame2, Placed, Proxy2, similarity_scale};
 use super::gjk::{GjkCache2, gjk_distance2, gjk_intersects2};
-use super::epa::penetration2;
+use super::epa::contact2 as penetration2;
 use super::cast::cast_shapes2;
 use super::manifold::{ContactManifold2, collide_proxies, polygon_overlap};
 use crate::math::Ray2;
 use crate::narrow::NarrowError;
 use crate::primitive::d2::RayHit2;
-use crate::shape::{ConvexShape2, PointProjection2, SupportMap2};
+use crate::shape::{ConvexShape2, PointProjection2};
 
 /// A contact between two 2D shapes: the closest points when apart, the deepest points when
 /// penetrating.
