@@ -135,7 +135,7 @@ fn distance(n: usize, seed: u64, pair: Pair) -> Option<Box<dyn Prepared>> {
         k,
         p,
         |(a, am, b, bm): &KollideInput| Loose(narrow::distance2(a, am, b, bm, &mut GjkCache2::default()).ok()),
-        |(a, am, b, bm): &PeerInput| Loose(pq::distance(am, a.as_ref(), bm, b.as_ref()).ok()),
+        |(a, am, b, bm): &PeerInput| Loose(pq::distance(am, a.as_ref(), bm, b.as_ref()).ok().map(|d| d.distance)),
     )))
 }
 

@@ -28,6 +28,15 @@ pub(crate) fn similarity_scale(m: &Mat2) -> Option<f32> {
     ((xx > 0.0) & xx.is_finite() & ((xx - yy).abs() <= tol) & (xy.abs() <= tol)).then(|| xx.sqrt())
 }
 
+/// Whether `m` is orthonormal to `1e-5` (a rotation or a reflection); `false` for non-finite
+/// matrices.
+#[inline(always)]
+pub(crate) fn is_rigid2(m: &Mat2) -> bool {
+    let (x, y) = (m.x_axis, m.y_axis);
+    let error = (x.dot(x) - 1.0).abs() + (y.dot(y) - 1.0).abs() + x.dot(y).abs();
+    error <= 1e-5
+}
+
 /// A pair's frame: `world = to_world · p + origin` (`to_world` orthogonal up to the similarity
 /// tolerance), and the maps placing each core in it.
 #[derive(Clone, Copy, Debug)]
@@ -95,39 +104,85 @@ pub(crate) struct Proxy2 {
     pub radius: f32,
 }
 
+/// The outward normals of [`crate::shape::Cuboid2::vertices`]' edges.
+const BOX_NORMALS: [Vec2; 4] = [Vec2::X, Vec2::Y, Vec2::NEG_X, Vec2::NEG_Y];
+
 impl Proxy2 {
-    /// `shape` placed by `map`, or `None` when it has no proxy (see the module documentation)
-    /// or `map` is singular (a polygon collapsed onto a line has no edge normals).
+    /// An empty proxy, to be filled by [`Proxy2::set`].
+    pub const EMPTY: Self = Self { points: [Vec2::ZERO; MAX_PROXY], normals: [Vec2::ZERO; MAX_PROXY], count: 0, radius: 0.0 };
+
+    /// Places `shape` by `map` into `self`; `false` when it has no proxy (see the module
+    /// documentation) or `map` is singular (a polygon collapsed onto a line has no edge normals).
     #[inline]
-    pub fn new(shape: &ConvexShape2, map: &Affine2) -> Option<Self> {
+    pub fn set(&mut self, shape: &ConvexShape2, map: &Affine2) -> bool {
         let m = map.matrix2;
-        if !(m.determinant().abs() > 0.0) {
-            return None;
+        let det = m.determinant();
+        if !(det.abs() > 0.0) {
+            return false;
         }
         let scale = similarity_scale(&m);
         let margin = shape.margin();
-        let radius = match scale {
+        self.radius = match scale {
             Some(s) => margin * s,
             None if margin == 0.0 => 0.0,
-            None => return None,
+            None => return false,
         };
+        let reflect = det < 0.0;
+        // Under a similarity without reflection the stored unit normals only rotate.
+        let rotate = match scale {
+            Some(s) if !reflect => Some(m * (1.0 / s)),
+            _ => None,
+        };
+        match (shape, rotate) {
+            (ConvexShape2::Ball(_), _) => {
+                self.count = 1;
+                self.points[0] = map.translation;
+                return true;
+            }
+            (ConvexShape2::Cuboid(c), Some(r)) => {
+                self.place(&c.vertices(), map, false);
+                for (n, local) in self.normals.iter_mut().zip(BOX_NORMALS) {
+                    *n = r * local;
+                }
+                return true;
+            }
+            (ConvexShape2::Polygon(p), Some(r)) if p.vertices().len() <= MAX_PROXY => {
+                self.place(p.vertices(), map, false);
+                for (n, &local) in self.normals.iter_mut().zip(p.normals()) {
+                    *n = r * local;
+                }
+                return true;
+            }
+            _ => {}
+        }
         let mut local = [Vec2::ZERO; MAX_PROXY];
-        let count = shape.core_vertices(&mut local)?;
-        let mut proxy = Proxy2 { points: [Vec2::ZERO; MAX_PROXY], normals: [Vec2::ZERO; MAX_PROXY], count, radius };
-        // A reflection reverses the winding: read the local loop backwards to keep it
-        // counter-clockwise.
-        let reflect = m.determinant() < 0.0;
+        let Some(count) = shape.core_vertices(&mut local) else { return false };
+        self.place(&local[..count], map, reflect);
+        if self.count == 2 && self.points[0] == self.points[1] {
+            self.count = 1;
+        }
+        self.set_normals();
+        // A repeated corner (a degenerate triangle) leaves an edge without a normal.
+        self.count < 2 || self.normals[..self.count].iter().all(|n| *n != Vec2::ZERO)
+    }
+
+    /// `shape` placed by `map`, or `None` (see [`Proxy2::set`]).
+    #[inline]
+    pub fn new(shape: &ConvexShape2, map: &Affine2) -> Option<Self> {
+        let mut proxy = Self::EMPTY;
+        proxy.set(shape, map).then_some(proxy)
+    }
+
+    /// The points of a local loop placed by `map`; a reflection reverses the winding, so the loop
+    /// is read backwards to keep it counter-clockwise.
+    #[inline(always)]
+    fn place(&mut self, local: &[Vec2], map: &Affine2, reflect: bool) {
+        let count = local.len();
+        self.count = count;
         for i in 0..count {
             let j = if reflect { count - 1 - i } else { i };
-            proxy.points[i] = m * local[j] + map.translation;
+            self.points[i] = map.matrix2 * local[j] + map.translation;
         }
-        if count == 2 && proxy.points[0] == proxy.points[1] {
-            proxy.count = 1;
-        }
-        proxy.set_normals();
-        // A repeated corner (a degenerate triangle) leaves an edge without a normal.
-        let normals_ok = proxy.count < 2 || proxy.normals[..proxy.count].iter().all(|n| *n != Vec2::ZERO);
-        normals_ok.then_some(proxy)
     }
 
     /// The outward normals from the points: `normals[i]` is the right-hand perpendicular of the

@@ -116,6 +116,7 @@ pub(crate) fn collide_proxies(a: &Proxy2, b: &Proxy2, prediction: f32, out: &mut
         (1, 1) => collide_discs(a.points[0], a.radius, b.points[0], b.radius, prediction, out),
         (_, 1) => collide_polygon_disc(a, b.points[0], b.radius, prediction, false, out),
         (1, _) => collide_polygon_disc(b, a.points[0], a.radius, prediction, true, out),
+        (2, 2) => collide_segments(a, b, prediction, out),
         _ => collide_polygons(a, b, prediction, out),
     }
 }
@@ -186,6 +187,46 @@ fn collide_polygon_disc(poly: &Proxy2, center: Vec2, radius: f32, prediction: f3
         out.normal = normal;
         out.push(on_poly, on_disc, separation, id);
     }
+}
+
+/// Two segment cores (capsules and segments), as Box2D v3's capsule manifold: apart, the closest
+/// points of the segments give the normal, with a second point clipped when the segments are
+/// nearly parallel (a capsule lying on another); crossing, the separating axes of the two
+/// segments give the minimum translation, one point.
+fn collide_segments(a: &Proxy2, b: &Proxy2, prediction: f32, out: &mut ContactManifold2) {
+    let (a0, a1, b0, b1) = (a.points[0], a.points[1], b.points[0], b.points[1]);
+    let radius = a.radius + b.radius;
+    let (s, t) = segment_closest_params2(a0, a1, b0, b1);
+    let (p, q) = (a0 + (a1 - a0) * s, b0 + (b1 - b0) * t);
+    let d = q - p;
+    let dist2 = d.length_squared();
+    let reach = prediction + radius;
+    if !(dist2 <= reach * reach) {
+        return;
+    }
+    let size = a0.abs().max(a1.abs()).max(b0.abs()).max(b1.abs()).max_element();
+    if dist2 <= (1e-6 * size) * (1e-6 * size) {
+        if let Some((n, core_separation, on_a, on_b)) = polygon_overlap(a, b) {
+            out.normal = n;
+            out.push(on_a + n * a.radius, on_b - n * b.radius, core_separation - radius, feature_id(false, 0, 0, 2));
+            return;
+        }
+    }
+    let dist = dist2.sqrt();
+    let n = d / dist;
+    let (da, db) = (a1 - a0, b1 - b0);
+    // Nearly parallel (within about 3 degrees) and facing across A's side: clip B against A.
+    let parallel = da.perp_dot(db).abs() <= 0.05 * (da.length_squared() * db.length_squared()).sqrt();
+    if parallel && n.dot(a.normals[0]).abs() >= 0.999 {
+        let edge = if n.dot(a.normals[0]) > 0.0 { 0 } else { 1 };
+        collide_on_edge(a, edge, b, false, prediction, out);
+        if !out.is_empty() {
+            return;
+        }
+    }
+    out.normal = n;
+    let id = feature_id(false, (s == 1.0) as usize, (t == 1.0) as usize, 3);
+    out.push(p + n * a.radius, q - n * b.radius, dist - radius, id);
 }
 
 /// The edge of `p` whose normal separates `q` the most, and that separation (the smallest

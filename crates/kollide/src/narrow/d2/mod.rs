@@ -14,6 +14,7 @@
 
 mod cast;
 mod chain;
+mod closed_form;
 mod epa;
 mod frame;
 mod gjk;

@@ -2,7 +2,8 @@
 
 use glam::{Affine2, Vec2};
 
-use super::frame::{PairFrame2, Placed, Proxy2, similarity_scale};
+use super::closed_form::{closest, small_contact, small_manifold, small_pair};
+use super::frame::{PairFrame2, Placed, Proxy2, is_rigid2, similarity_scale};
 use super::gjk::{GjkCache2, gjk_distance2, gjk_intersects2};
 use super::epa::contact2 as penetration2;
 use super::cast::cast_shapes2;
@@ -41,22 +42,39 @@ pub struct ShapeCastHit2 {
     pub contact: Contact2,
 }
 
-/// Checks the operands of a pair query and builds its frame.
+/// Checks the operands of a pair query.
 #[inline]
-fn pair_frame(a: &ConvexShape2, a_to_world: &Affine2, b: &ConvexShape2, b_to_world: &Affine2) -> Result<PairFrame2, NarrowError> {
+fn check(a: &ConvexShape2, a_to_world: &Affine2, b: &ConvexShape2, b_to_world: &Affine2) -> Result<(), NarrowError> {
     if !a.is_valid() {
         return Err(NarrowError::InvalidShape(0));
     }
     if !b.is_valid() {
         return Err(NarrowError::InvalidShape(1));
     }
+    if !(a_to_world.is_finite() && b_to_world.is_finite()) {
+        return Err(NarrowError::NonFinite);
+    }
+    Ok(())
+}
+
+/// Checks the operands of a pair query and builds its frame.
+#[inline]
+fn pair_frame(a: &ConvexShape2, a_to_world: &Affine2, b: &ConvexShape2, b_to_world: &Affine2) -> Result<PairFrame2, NarrowError> {
+    check(a, a_to_world, b, b_to_world)?;
     PairFrame2::new(a_to_world, b_to_world).ok_or(NarrowError::NonFinite)
 }
 
-/// Both shapes as proxies, when both have one.
-#[inline]
-fn proxies(frame: &PairFrame2, a: &ConvexShape2, b: &ConvexShape2) -> Option<(Proxy2, Proxy2)> {
-    Some((Proxy2::new(a, &frame.a)?, Proxy2::new(b, &frame.b)?))
+/// Two discs under rigid maps (the radii), decided without a branch per test; invalid inputs go
+/// to the general path, which reports them.
+#[inline(always)]
+fn rigid_discs(a: &ConvexShape2, a_to_world: &Affine2, b: &ConvexShape2, b_to_world: &Affine2) -> Option<(f32, f32)> {
+    let (ConvexShape2::Ball(x), ConvexShape2::Ball(y)) = (a, b) else { return None };
+    // A negative or NaN radius has a bit pattern above infinity's.
+    let ok = (x.radius.to_bits().max(y.radius.to_bits()) < f32::INFINITY.to_bits())
+        & is_rigid2(&a_to_world.matrix2)
+        & is_rigid2(&b_to_world.matrix2)
+        & ((b_to_world.translation - a_to_world.translation).length_squared() < f32::INFINITY);
+    ok.then_some((x.radius, y.radius))
 }
 
 /// The distance between A and B (0 when they touch or overlap).
@@ -64,6 +82,7 @@ fn proxies(frame: &PairFrame2, a: &ConvexShape2, b: &ConvexShape2) -> Option<(Pr
 /// Closed forms when both cores are points or segments and both placements keep discs discs;
 /// GJK (with `cache` for warm starting) otherwise. See the [module documentation](super) for the
 /// contract shared by the 2D pair queries.
+#[inline]
 pub fn distance2(
     a: &ConvexShape2,
     a_to_world: &Affine2,
@@ -71,10 +90,31 @@ pub fn distance2(
     b_to_world: &Affine2,
     cache: &mut GjkCache2,
 ) -> Result<f32, NarrowError> {
+    if let Some((ra, rb)) = rigid_discs(a, a_to_world, b, b_to_world) {
+        let d = (b_to_world.translation - a_to_world.translation).length();
+        return Ok((d - ra - rb).max(0.0));
+    }
+    distance2_general(a, a_to_world, b, b_to_world, cache)
+}
+
+/// [`distance2`] past its inlined case, out of line.
+#[inline(never)]
+fn distance2_general(
+    a: &ConvexShape2,
+    a_to_world: &Affine2,
+    b: &ConvexShape2,
+    b_to_world: &Affine2,
+    cache: &mut GjkCache2,
+) -> Result<f32, NarrowError> {
+    check(a, a_to_world, b, b_to_world)?;
+    if let Some((ca, cb)) = small_pair(a, a_to_world, b, b_to_world) {
+        let (p, q) = closest(&ca, &cb);
+        return Ok((p.distance(q) - ca.radius - cb.radius).max(0.0));
+    }
     let frame = pair_frame(a, a_to_world, b, b_to_world)?;
-    if let Some((pa, pb)) = small_proxies(&frame, a, b) {
-        let (p, q) = closest_cores(&pa, &pb);
-        return Ok((p.distance(q) - pa.radius - pb.radius).max(0.0));
+    let (mut pa, mut pb) = (Proxy2::EMPTY, Proxy2::EMPTY);
+    if pa.set(a, &frame.a) && pb.set(b, &frame.b) {
+        return Ok(gjk_distance2(&pa, pa.radius, &pb, pb.radius, cache).distance);
     }
     let (sa, ma) = Placed::new(a, &frame.a);
     let (sb, mb) = Placed::new(b, &frame.b);
@@ -82,6 +122,7 @@ pub fn distance2(
 }
 
 /// Whether A and B touch or overlap.
+#[inline]
 pub fn intersects2(
     a: &ConvexShape2,
     a_to_world: &Affine2,
@@ -89,11 +130,32 @@ pub fn intersects2(
     b_to_world: &Affine2,
     cache: &mut GjkCache2,
 ) -> Result<bool, NarrowError> {
-    let frame = pair_frame(a, a_to_world, b, b_to_world)?;
-    if let Some((pa, pb)) = small_proxies(&frame, a, b) {
-        let (p, q) = closest_cores(&pa, &pb);
-        let reach = pa.radius + pb.radius;
+    if let Some((ra, rb)) = rigid_discs(a, a_to_world, b, b_to_world) {
+        let reach = ra + rb;
+        return Ok((b_to_world.translation - a_to_world.translation).length_squared() <= reach * reach);
+    }
+    intersects2_general(a, a_to_world, b, b_to_world, cache)
+}
+
+/// [`intersects2`] past its inlined case, out of line.
+#[inline(never)]
+fn intersects2_general(
+    a: &ConvexShape2,
+    a_to_world: &Affine2,
+    b: &ConvexShape2,
+    b_to_world: &Affine2,
+    cache: &mut GjkCache2,
+) -> Result<bool, NarrowError> {
+    check(a, a_to_world, b, b_to_world)?;
+    if let Some((ca, cb)) = small_pair(a, a_to_world, b, b_to_world) {
+        let (p, q) = closest(&ca, &cb);
+        let reach = ca.radius + cb.radius;
         return Ok(p.distance_squared(q) <= reach * reach);
+    }
+    let frame = pair_frame(a, a_to_world, b, b_to_world)?;
+    let (mut pa, mut pb) = (Proxy2::EMPTY, Proxy2::EMPTY);
+    if pa.set(a, &frame.a) && pb.set(b, &frame.b) {
+        return Ok(gjk_intersects2(&pa, pa.radius, &pb, pb.radius, cache));
     }
     let (sa, ma) = Placed::new(a, &frame.a);
     let (sb, mb) = Placed::new(b, &frame.b);
@@ -104,8 +166,8 @@ pub fn intersects2(
 /// apart, the deepest points when penetrating (the minimum translation distance).
 ///
 /// Closed forms for point and segment cores; for two polygons the separating-axis test decides
-/// (an overlap's deepest point is on the clipped incident edge, exact for polygons); GJK gives the
-/// closest points of separated cores and EPA the depth of curved shapes under non-similar maps.
+/// (exact for polygons); GJK gives the closest points of separated cores and EPA the depth of
+/// curved shapes under non-similar maps.
 pub fn contact2(
     a: &ConvexShape2,
     a_to_world: &Affine2,
@@ -117,13 +179,16 @@ pub fn contact2(
     if prediction.is_nan() {
         return Err(NarrowError::NonFinite);
     }
+    check(a, a_to_world, b, b_to_world)?;
+    if let Some((ca, cb)) = small_pair(a, a_to_world, b, b_to_world) {
+        let c = small_contact(&ca, &cb);
+        let origin = a_to_world.translation;
+        return Ok((c.separation <= prediction).then(|| Contact2 { point_a: c.point_a + origin, point_b: c.point_b + origin, ..c }));
+    }
     let frame = pair_frame(a, a_to_world, b, b_to_world)?;
-    let contact = match proxies(&frame, a, b) {
-        Some((pa, pb)) if pa.count <= 2 && pb.count <= 2 => {
-            let (p, q) = closest_cores(&pa, &pb);
-            core_contact(p, q, pa.radius, pb.radius, &pa, &pb)
-        }
-        Some((pa, pb)) => match polygon_overlap(&pa, &pb) {
+    let (mut pa, mut pb) = (Proxy2::EMPTY, Proxy2::EMPTY);
+    let contact = if pa.set(a, &frame.a) && pb.set(b, &frame.b) {
+        match polygon_overlap(&pa, &pb) {
             Some((n, core_separation, on_a, on_b)) => Contact2 {
                 point_a: on_a + n * pa.radius,
                 point_b: on_b - n * pb.radius,
@@ -132,9 +197,20 @@ pub fn contact2(
                 part_a: 0,
                 part_b: 0,
             },
-            None => support_contact(&frame, a, b, cache),
-        },
-        None => support_contact(&frame, a, b, cache),
+            None => {
+                // Cores apart: GJK's closest points, also when only the margins overlap (then
+                // the points lie the margins' depth apart against the normal).
+                let d = gjk_distance2(&pa, pa.radius, &pb, pb.radius, cache);
+                if d.cores_overlap {
+                    support_contact(&frame, a, b, cache)
+                } else {
+                    let separation = (d.point_b - d.point_a).dot(d.normal);
+                    Contact2 { point_a: d.point_a, point_b: d.point_b, normal: d.normal, separation, part_a: 0, part_b: 0 }
+                }
+            }
+        }
+    } else {
+        support_contact(&frame, a, b, cache)
     };
     Ok((contact.separation <= prediction).then(|| to_world(&frame, contact)))
 }
@@ -157,8 +233,16 @@ pub fn contact_manifold2(
     if prediction.is_nan() {
         return Err(NarrowError::NonFinite);
     }
+    check(a, a_to_world, b, b_to_world)?;
+    if let Some((ca, cb)) = small_pair(a, a_to_world, b, b_to_world) {
+        small_manifold(&ca, &cb, prediction, out);
+        let origin = a_to_world.translation;
+        out.map_to_world(|p| p + origin, |v| v);
+        return Ok(());
+    }
     let frame = pair_frame(a, a_to_world, b, b_to_world)?;
-    if let Some((pa, pb)) = proxies(&frame, a, b) {
+    let (mut pa, mut pb) = (Proxy2::EMPTY, Proxy2::EMPTY);
+    if pa.set(a, &frame.a) && pb.set(b, &frame.b) {
         collide_proxies(&pa, &pb, prediction, out);
         out.map_to_world(|p| frame.point_to_world(p), |v| frame.vector_to_world(v));
         return Ok(());
@@ -260,48 +344,6 @@ pub fn cast_shape2(
     let moved = Affine2::from_mat2_translation(b_to_world.matrix2, b_to_world.translation + velocity * hit.t);
     let contact = contact2(a, a_to_world, b, &moved, f32::INFINITY, cache)?;
     Ok(contact.map(|contact| ShapeCastHit2 { t: hit.t, contact }))
-}
-
-/// Both shapes as proxies whose cores are points or segments.
-#[inline]
-fn small_proxies(frame: &PairFrame2, a: &ConvexShape2, b: &ConvexShape2) -> Option<(Proxy2, Proxy2)> {
-    let small = |s: &ConvexShape2| matches!(s, ConvexShape2::Ball(_) | ConvexShape2::Capsule(_) | ConvexShape2::Segment(_));
-    if small(a) && small(b) { proxies(frame, a, b) } else { None }
-}
-
-/// The closest points of two cores of one or two points (point or segment).
-#[inline]
-fn closest_cores(a: &Proxy2, b: &Proxy2) -> (Vec2, Vec2) {
-    let seg = |p: &Proxy2| (p.points[0], p.points[p.count - 1]);
-    let (a0, a1) = seg(a);
-    let (b0, b1) = seg(b);
-    crate::shape::closest_points_segments2(a0, a1, b0, b1)
-}
-
-/// The contact of two cores with the given closest points `p` (on A) and `q` (on B) and radii.
-/// Coincident closest points (crossing segments, or a point on a segment) take the normal from
-/// the deeper of the two cores' separating axes.
-fn core_contact(p: Vec2, q: Vec2, ra: f32, rb: f32, pa: &Proxy2, pb: &Proxy2) -> Contact2 {
-    let d = q - p;
-    let dist = d.length();
-    if dist > 0.0 {
-        let n = d / dist;
-        return Contact2 { point_a: p + n * ra, point_b: q - n * rb, normal: n, separation: dist - ra - rb, part_a: 0, part_b: 0 };
-    }
-    // The cores touch: the manifold of the proxies gives the minimum translation.
-    let mut m = ContactManifold2::default();
-    collide_proxies(pa, pb, f32::INFINITY, &mut m);
-    match m.deepest() {
-        Some(deepest) => Contact2 {
-            point_a: deepest.point_a,
-            point_b: deepest.point_b,
-            normal: m.normal,
-            separation: deepest.separation,
-            part_a: 0,
-            part_b: 0,
-        },
-        None => Contact2 { point_a: p + Vec2::Y * ra, point_b: q - Vec2::Y * rb, normal: Vec2::Y, separation: -ra - rb, part_a: 0, part_b: 0 },
-    }
 }
 
 /// The contact from the support-map algorithms (GJK, then EPA when the cores overlap), in the
