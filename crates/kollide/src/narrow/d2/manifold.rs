@@ -360,48 +360,74 @@ pub(crate) fn collide_on_edge(reference: &Proxy2, edge: usize, incident: &Proxy2
 fn clip_incident(reference: &Proxy2, i11: usize, incident: &Proxy2, i21: usize, flip: bool, prediction: f32, out: &mut ContactManifold2) {
     let next = |p: &Proxy2, i: usize| if i + 1 == p.count { 0 } else { i + 1 };
     let (i12, i22) = (next(reference, i11), next(incident, i21));
-    let normal = reference.normals[i11];
-    let radius = reference.radius + incident.radius;
-    let (v11, v12) = (reference.points[i11], reference.points[i12]);
-    let (v21, v22) = (incident.points[i21], incident.points[i22]);
-    // Clip the incident edge to the reference edge's extent along its tangent.
-    let tangent = Vec2::new(-normal.y, normal.x);
-    let (lower, upper) = (0.0, tangent.dot(v12 - v11));
-    let (u1, u2) = (tangent.dot(v21 - v11), tangent.dot(v22 - v11));
-    let mut clipped = [(v21, 0usize), (v22, 1usize)];
-    if u1 != u2 {
-        // Clamped to the incident edge: an end beyond the reference extent on the same side as
-        // the other end collapses onto it (and is dropped as a duplicate below).
-        let lerp = |u: f32| v21 + (v22 - v21) * ((u - u1) / (u2 - u1)).clamp(0.0, 1.0);
-        // The incident edge runs against the reference tangent (u1 > u2 for opposed edges);
-        // clip whichever end lies outside.
-        for (point, end) in clipped.iter_mut() {
-            let u = if *end == 0 { u1 } else { u2 };
-            if u < lower {
-                *point = lerp(lower);
-            } else if u > upper {
-                *point = lerp(upper);
+    let edges = ClipEdges {
+        reference: [reference.points[i11], reference.points[i12]],
+        normal: reference.normals[i11],
+        incident: [incident.points[i21], incident.points[i22]],
+        radii: [reference.radius, incident.radius],
+        ids: [i11, i21],
+        flip,
+    };
+    edges.clip(prediction, out);
+}
+
+/// A reference edge (with its outward unit normal) and an incident edge to clip against it, in
+/// the pair frame.
+pub(crate) struct ClipEdges {
+    pub reference: [Vec2; 2],
+    pub normal: Vec2,
+    pub incident: [Vec2; 2],
+    /// The reference and incident shapes' radii.
+    pub radii: [f32; 2],
+    /// The reference and incident edges' indices (for the feature ids).
+    pub ids: [usize; 2],
+    /// Whether the reference edge is B's.
+    pub flip: bool,
+}
+
+impl ClipEdges {
+    /// The incident edge clipped to the reference edge's extent along its tangent; the points
+    /// within `prediction` of the reference edge, into `out` (cleared first).
+    pub fn clip(&self, prediction: f32, out: &mut ContactManifold2) {
+        out.clear();
+        let ([v11, v12], [v21, v22], normal) = (self.reference, self.incident, self.normal);
+        let radius = self.radii[0] + self.radii[1];
+        let tangent = Vec2::new(-normal.y, normal.x);
+        let (lower, upper) = (0.0, tangent.dot(v12 - v11));
+        let (u1, u2) = (tangent.dot(v21 - v11), tangent.dot(v22 - v11));
+        let mut clipped = [(v21, 0usize), (v22, 1usize)];
+        if u1 != u2 {
+            // Clamped to the incident edge: an end beyond the reference extent on the same side
+            // as the other end collapses onto it (and is dropped as a duplicate below).
+            let lerp = |u: f32| v21 + (v22 - v21) * ((u - u1) / (u2 - u1)).clamp(0.0, 1.0);
+            for (point, end) in clipped.iter_mut() {
+                let u = if *end == 0 { u1 } else { u2 };
+                if u < lower {
+                    *point = lerp(lower);
+                } else if u > upper {
+                    *point = lerp(upper);
+                }
             }
         }
-    }
-    out.normal = if flip { -normal } else { normal };
-    let ends = if clipped[0].0 == clipped[1].0 { 1 } else { 2 };
-    for &(p, end) in &clipped[..ends] {
-        let depth_along = normal.dot(p - v11);
-        let sep = depth_along - radius;
-        if !(sep <= prediction) {
-            continue;
+        out.normal = if self.flip { -normal } else { normal };
+        let ends = if clipped[0].0 == clipped[1].0 { 1 } else { 2 };
+        for &(p, end) in &clipped[..ends] {
+            let depth_along = normal.dot(p - v11);
+            let sep = depth_along - radius;
+            if !(sep <= prediction) {
+                continue;
+            }
+            let on_ref = p - normal * (depth_along - self.radii[0]);
+            let on_inc = p - normal * self.radii[1];
+            let id = feature_id(self.flip, self.ids[0], self.ids[1], end);
+            if self.flip {
+                out.push(on_inc, on_ref, sep, id);
+            } else {
+                out.push(on_ref, on_inc, sep, id);
+            }
         }
-        let on_ref = p - normal * (depth_along - reference.radius);
-        let on_inc = p - normal * incident.radius;
-        let id = feature_id(flip, i11, i21, end);
-        if flip {
-            out.push(on_inc, on_ref, sep, id);
-        } else {
-            out.push(on_ref, on_inc, sep, id);
+        if out.is_empty() {
+            out.normal = Vec2::ZERO;
         }
-    }
-    if out.is_empty() {
-        out.normal = Vec2::ZERO;
     }
 }

@@ -12,6 +12,7 @@
 //! distances, EPA for penetration, GJK ray casts and conservative advancement for casts.
 //! Chains avoid ghost contacts at their joints ([`chain_segment_manifold2`]).
 
+mod boxes;
 mod cast;
 mod chain;
 mod closed_form;

@@ -2,6 +2,7 @@
 
 use glam::{Affine2, Vec2};
 
+use super::boxes::{FrameBox, box_axis, box_overlap, collide_boxes};
 use super::closed_form::{closest, small_contact, small_manifold, small_pair};
 use super::frame::{PairFrame2, Placed, Proxy2, is_rigid2, similarity_scale};
 use super::gjk::{GjkCache2, gjk_distance2, gjk_intersects2};
@@ -168,7 +169,36 @@ fn intersects2_general(
 /// Closed forms for point and segment cores; for two polygons the separating-axis test decides
 /// (exact for polygons); GJK gives the closest points of separated cores and EPA the depth of
 /// curved shapes under non-similar maps.
+#[inline]
 pub fn contact2(
+    a: &ConvexShape2,
+    a_to_world: &Affine2,
+    b: &ConvexShape2,
+    b_to_world: &Affine2,
+    prediction: f32,
+    cache: &mut GjkCache2,
+) -> Result<Option<Contact2>, NarrowError> {
+    if let Some((ra, rb)) = rigid_discs(a, a_to_world, b, b_to_world)
+        && prediction >= 0.0
+    {
+        let d = b_to_world.translation - a_to_world.translation;
+        let reach = ra + rb + prediction;
+        let dist2 = d.length_squared();
+        if !(dist2 <= reach * reach) {
+            return Ok(None);
+        }
+        let dist = dist2.sqrt();
+        let n = if dist > 0.0 { d / dist } else { Vec2::Y };
+        let point_a = a_to_world.translation + n * ra;
+        let point_b = b_to_world.translation - n * rb;
+        return Ok(Some(Contact2 { point_a, point_b, normal: n, separation: dist - ra - rb, part_a: 0, part_b: 0 }));
+    }
+    contact2_general(a, a_to_world, b, b_to_world, prediction, cache)
+}
+
+/// [`contact2`] past its inlined case, out of line.
+#[inline(never)]
+fn contact2_general(
     a: &ConvexShape2,
     a_to_world: &Affine2,
     b: &ConvexShape2,
@@ -186,6 +216,15 @@ pub fn contact2(
         return Ok((c.separation <= prediction).then(|| Contact2 { point_a: c.point_a + origin, point_b: c.point_b + origin, ..c }));
     }
     let frame = pair_frame(a, a_to_world, b, b_to_world)?;
+    if let Some((ba, bb)) = frame_boxes(&frame, a, b) {
+        if let Some((normal, separation, point_a, point_b)) = box_overlap(&ba, &bb) {
+            let c = Contact2 { point_a, point_b, normal, separation, part_a: 0, part_b: 0 };
+            return Ok((separation <= prediction).then(|| to_world(&frame, c)));
+        }
+        if box_axis(&ba, &bb).separation > prediction {
+            return Ok(None);
+        }
+    }
     let (mut pa, mut pb) = (Proxy2::EMPTY, Proxy2::EMPTY);
     let contact = if pa.set(a, &frame.a) && pb.set(b, &frame.b) {
         match polygon_overlap(&pa, &pb) {
@@ -220,6 +259,7 @@ pub fn contact2(
 /// Up to two points with feature ids by the separating-axis test and clipping when both shapes
 /// have proxies (polygons of at most eight vertices, discs and capsules under similarities, any
 /// shape without a margin under an invertible map); otherwise the single point of [`contact2`].
+#[inline]
 pub fn contact_manifold2(
     a: &ConvexShape2,
     a_to_world: &Affine2,
@@ -230,6 +270,34 @@ pub fn contact_manifold2(
     out: &mut ContactManifold2,
 ) -> Result<(), NarrowError> {
     out.clear();
+    if let Some((ra, rb)) = rigid_discs(a, a_to_world, b, b_to_world)
+        && prediction >= 0.0
+    {
+        let d = b_to_world.translation - a_to_world.translation;
+        let reach = ra + rb + prediction;
+        let dist2 = d.length_squared();
+        if dist2 <= reach * reach {
+            let dist = dist2.sqrt();
+            let n = if dist > 0.0 { d / dist } else { Vec2::Y };
+            out.normal = n;
+            out.push(a_to_world.translation + n * ra, b_to_world.translation - n * rb, dist - ra - rb, 0);
+        }
+        return Ok(());
+    }
+    contact_manifold2_general(a, a_to_world, b, b_to_world, prediction, cache, out)
+}
+
+/// [`contact_manifold2`] past its inlined case, out of line.
+#[inline(never)]
+fn contact_manifold2_general(
+    a: &ConvexShape2,
+    a_to_world: &Affine2,
+    b: &ConvexShape2,
+    b_to_world: &Affine2,
+    prediction: f32,
+    cache: &mut GjkCache2,
+    out: &mut ContactManifold2,
+) -> Result<(), NarrowError> {
     if prediction.is_nan() {
         return Err(NarrowError::NonFinite);
     }
@@ -241,6 +309,11 @@ pub fn contact_manifold2(
         return Ok(());
     }
     let frame = pair_frame(a, a_to_world, b, b_to_world)?;
+    if let Some((ba, bb)) = frame_boxes(&frame, a, b) {
+        collide_boxes(&ba, &bb, prediction, out);
+        out.map_to_world(|p| frame.point_to_world(p), |v| frame.vector_to_world(v));
+        return Ok(());
+    }
     let (mut pa, mut pb) = (Proxy2::EMPTY, Proxy2::EMPTY);
     if pa.set(a, &frame.a) && pb.set(b, &frame.b) {
         collide_proxies(&pa, &pb, prediction, out);
@@ -344,6 +417,13 @@ pub fn cast_shape2(
     let moved = Affine2::from_mat2_translation(b_to_world.matrix2, b_to_world.translation + velocity * hit.t);
     let contact = contact2(a, a_to_world, b, &moved, f32::INFINITY, cache)?;
     Ok(contact.map(|contact| ShapeCastHit2 { t: hit.t, contact }))
+}
+
+/// Both shapes as boxes in the frame, when both are boxes placed by similarities.
+#[inline(always)]
+fn frame_boxes(frame: &PairFrame2, a: &ConvexShape2, b: &ConvexShape2) -> Option<(FrameBox, FrameBox)> {
+    let (ConvexShape2::Cuboid(ca), ConvexShape2::Cuboid(cb)) = (a, b) else { return None };
+    Some((FrameBox::new(ca, &frame.a)?, FrameBox::new(cb, &frame.b)?))
 }
 
 /// The contact from the support-map algorithms (GJK, then EPA when the cores overlap), in the

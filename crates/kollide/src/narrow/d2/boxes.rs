@@ -1,0 +1,163 @@
+//! Two boxes in closed form: the separating-axis test on the four face axes (each box's extent
+//! along an axis is `h·|axes|`, as in the 3D OBB test, Gottschalk et al. 1996), then the
+//! reference and incident edges picked from the axis and clipped.
+//!
+//! Used when A is axis-aligned in the pair frame (A's placement is a similarity) and B's
+//! placement in the frame is a similarity too (B's axes orthonormal), which covers every rigid
+//! pair.
+
+use glam::{Affine2, Vec2};
+
+use super::frame::similarity_scale;
+use super::manifold::{ClipEdges, ContactManifold2};
+use crate::shape::Cuboid2;
+
+/// The corners of a box of half extents `h`, counter-clockwise; edge `i` joins corners `i` and
+/// `i + 1` (see [`edge_facing`]).
+#[inline(always)]
+fn corners(h: Vec2) -> [Vec2; 4] {
+    Cuboid2::new(h).vertices()
+}
+
+/// The edge of a box facing local axis `axis` with sign `sign`.
+#[inline(always)]
+fn edge_facing(axis: usize, sign: f32) -> usize {
+    match (axis, sign > 0.0) {
+        (0, true) => 0,
+        (1, true) => 1,
+        (0, false) => 2,
+        _ => 3,
+    }
+}
+
+/// A box in the pair frame: centre, unit axes and half extents (scaled).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FrameBox {
+    pub center: Vec2,
+    pub axes: [Vec2; 2],
+    pub half: Vec2,
+}
+
+impl FrameBox {
+    /// `cuboid` placed by `map`, when `map` is a similarity.
+    #[inline(always)]
+    pub fn new(cuboid: &Cuboid2, map: &Affine2) -> Option<Self> {
+        let s = similarity_scale(&map.matrix2)?;
+        let inv = 1.0 / s;
+        Some(Self {
+            center: map.translation,
+            axes: [map.matrix2.x_axis * inv, map.matrix2.y_axis * inv],
+            half: cuboid.half_extents * s,
+        })
+    }
+
+    /// The box's extent along the unit direction `d` (half its projected width).
+    #[inline(always)]
+    fn extent(&self, d: Vec2) -> f32 {
+        self.half.x * self.axes[0].dot(d).abs() + self.half.y * self.axes[1].dot(d).abs()
+    }
+
+    /// The world corners of edge `i`.
+    #[inline(always)]
+    fn edge(&self, i: usize) -> [Vec2; 2] {
+        let c = corners(self.half);
+        let place = |v: Vec2| self.center + self.axes[0] * v.x + self.axes[1] * v.y;
+        [place(c[i]), place(c[(i + 1) % 4])]
+    }
+
+    /// The edge whose outward normal is most opposed to `n`.
+    #[inline(always)]
+    fn most_opposed_edge(&self, n: Vec2) -> usize {
+        let (dx, dy) = (n.dot(self.axes[0]), n.dot(self.axes[1]));
+        if dx.abs() >= dy.abs() { edge_facing(0, -dx) } else { edge_facing(1, -dy) }
+    }
+}
+
+/// The largest separation over one box's two face axes, against the other box: `(axis, sign,
+/// separation)`, the sign saying which face (toward the other box).
+#[inline(always)]
+fn face_separation(own: &FrameBox, other: &FrameBox) -> (usize, f32, f32) {
+    let d = other.center - own.center;
+    let mut best = (0, 1.0, f32::NEG_INFINITY);
+    for axis in 0..2 {
+        let u = own.axes[axis];
+        let along = d.dot(u);
+        let sep = along.abs() - own.half[axis] - other.extent(u);
+        if sep > best.2 {
+            best = (axis, if along >= 0.0 { 1.0 } else { -1.0 }, sep);
+        }
+    }
+    best
+}
+
+/// The separating-axis answer of two boxes: the reference box's face (as `flip`, edge, unit
+/// normal from A to B) and the largest separation.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BoxAxis {
+    pub flip: bool,
+    pub edge: usize,
+    pub normal: Vec2,
+    pub separation: f32,
+}
+
+/// The axis of largest separation, preferring A's faces unless B's separate clearly more (so the
+/// choice does not flicker between nearly equal axes).
+#[inline(always)]
+pub(crate) fn box_axis(a: &FrameBox, b: &FrameBox) -> BoxAxis {
+    let (axis_a, sign_a, sep_a) = face_separation(a, b);
+    let (axis_b, sign_b, sep_b) = face_separation(b, a);
+    let slack = 1e-4 * a.half.max_element().max(b.half.max_element());
+    if sep_b > sep_a + slack {
+        let normal = -(b.axes[axis_b] * sign_b);
+        BoxAxis { flip: true, edge: edge_facing(axis_b, sign_b), normal, separation: sep_b }
+    } else {
+        BoxAxis { flip: false, edge: edge_facing(axis_a, sign_a), normal: a.axes[axis_a] * sign_a, separation: sep_a }
+    }
+}
+
+/// The manifold of two boxes within `prediction` (see the module documentation).
+#[inline]
+pub(crate) fn collide_boxes(a: &FrameBox, b: &FrameBox, prediction: f32, out: &mut ContactManifold2) {
+    out.clear();
+    let axis = box_axis(a, b);
+    if !(axis.separation <= prediction) {
+        return;
+    }
+    let (reference, incident) = if axis.flip { (b, a) } else { (a, b) };
+    // The reference face's outward normal (from the reference box toward the other).
+    let face_normal = if axis.flip { -axis.normal } else { axis.normal };
+    let inc = incident.most_opposed_edge(face_normal);
+    ClipEdges {
+        reference: reference.edge(axis.edge),
+        normal: face_normal,
+        incident: incident.edge(inc),
+        radii: [0.0, 0.0],
+        ids: [axis.edge, inc],
+        flip: axis.flip,
+    }
+    .clip(prediction, out);
+}
+
+/// The deepest points of two overlapping boxes (the minimum translation), or `None` when they
+/// are apart: `(normal from A to B, separation ≤ 0, point on A, point on B)`.
+#[inline]
+pub(crate) fn box_overlap(a: &FrameBox, b: &FrameBox) -> Option<(Vec2, f32, Vec2, Vec2)> {
+    let axis = box_axis(a, b);
+    if !(axis.separation <= 0.0) {
+        return None;
+    }
+    let n = axis.normal;
+    // The deepest corner of the incident box along the normal, and its image on the reference
+    // face's line.
+    let deepest = |bx: &FrameBox, d: Vec2| {
+        let s = Vec2::new(bx.axes[0].dot(d).signum(), bx.axes[1].dot(d).signum());
+        bx.center + bx.axes[0] * (bx.half.x * s.x) + bx.axes[1] * (bx.half.y * s.y)
+    };
+    Some(if axis.flip {
+        let on_a = deepest(a, n);
+        (n, axis.separation, on_a, on_a + n * axis.separation)
+    } else {
+        let on_b = deepest(b, -n);
+        (n, axis.separation, on_b - n * axis.separation, on_b)
+    })
+}
