@@ -170,20 +170,27 @@ where
             }
             Gjk2::Separated { v, simplex } => {
                 let distance = v.length();
-                let normal = -v / distance;
-                let point = simplex.witnesses().1 - normal * margin_b;
+                let mut normal = -v / distance;
                 let gap = distance - sigma;
                 let closing = -velocity.dot(normal);
                 if gap <= CAST_RELATIVE * sigma + REL_EPSILON * simplex.coordinate_scale() {
                     // Within the tolerance: after a step, one more along this normal (Newton's,
                     // exact for a face); at t = 0 the shapes are already within the target.
-                    let step = if last.is_some() && gap > 0.0 && closing > 0.0 {
-                        (gap / closing).min(max_t - t)
-                    } else {
-                        0.0
-                    };
-                    return Advance::Hit(CastHit2 { t: t + step, point: point + velocity * step, normal });
+                    let mut step = 0.0;
+                    if let Some((_, _, last_normal)) = last {
+                        if closing > 0.0 {
+                            step = (gap.max(0.0) / closing).min(max_t - t);
+                        } else {
+                            // B no longer approaches along this normal: rounding took a thin
+                            // core (a segment, a point) past the other, flipping the normal, or
+                            // the motion is tangent. The approach's normal stands.
+                            normal = last_normal;
+                        }
+                    }
+                    let point = simplex.witnesses().1 - normal * margin_b + velocity * step;
+                    return Advance::Hit(CastHit2 { t: t + step, point, normal });
                 }
+                let point = simplex.witnesses().1 - normal * margin_b;
                 if !(closing > 0.0) {
                     return Advance::Miss;
                 }

@@ -315,8 +315,11 @@ where
         next.len += 1;
         let Some(p) = next.solve() else { return Gjk2::Overlapping { simplex: next } };
         let p2 = p.length_squared();
-        if !(p2 < v2) {
-            // No progress: only rounding separates the new point from the old one.
+        // The gap above its noise proves (in exact arithmetic) that the new simplex holds a
+        // closer point; near a vertex of `A - B` the squared lengths may differ by less than
+        // their rounding while the directions still differ to first order, so the new simplex,
+        // which holds the newest support point, wins ties. A larger `p2` is rounding gone wrong.
+        if !(p2 <= v2 * (1.0 + 4.0 * f32::EPSILON)) {
             break;
         }
         (simplex, v, v2) = (next, p, p2);
