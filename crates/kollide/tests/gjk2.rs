@@ -243,6 +243,8 @@ fn check_contact(a: &Shape, b: &Shape, case: usize) -> bool {
     // The points are the full shapes' extreme points along the normal.
     assert!((ra.support_value(n) - n.dot(pa)).abs() <= tol, "case {case}: {pa} not A's support along {n}");
     assert!((rb.support_value(-n) + n.dot(pb)).abs() <= tol, "case {case}: {pb} not B's support along {}", -n);
+    assert!(ra.signed_distance_to_point(pa).abs() <= tol, "case {case}: {pa} not on A ({a:?}, {b:?}) {c:?}");
+    assert!(rb.signed_distance_to_point(pb).abs() <= tol, "case {case}: {pb} not on B ({a:?}, {b:?}) {c:?}");
     if sep < 0.0 {
         // Moving B by the depth (and a little more) along the normal separates the shapes.
         let moved = rb.translated(n * (-sep + 2.0 * tol));
@@ -373,8 +375,10 @@ fn cast_of_ellipses_matches_the_reference_entry_time() {
         let what = || format!("{a:?}, {b:?}, v {velocity}, max_t {max_t}, target {target}");
         if check_cast(hit, near, deep, 1e-7, case, &what) {
             hits += 1;
-            let moved = rb.translated(velocity.as_dvec2() * hit.unwrap().t as f64);
-            assert!(moved.signed_distance_to_point(hit.unwrap().point.as_dvec2()).abs() <= tol, "case {case}: point");
+            let hit = hit.unwrap();
+            let moved = rb.translated(velocity.as_dvec2() * hit.t as f64);
+            let off = moved.signed_distance_to_point(hit.point.as_dvec2());
+            assert!(off.abs() <= tol, "case {case}: point {off} off B, {hit:?} ({})", what());
         }
     }
     assert!(hits > n / 4 && hits < n * 3 / 4, "{hits} hits of {n}");
