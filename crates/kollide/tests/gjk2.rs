@@ -433,3 +433,216 @@ fn ray_cast_matches_the_references() {
     }
     assert!(hits > n / 4 && exact > n / 8, "{hits} hits, {exact} compared with the exact t, of {n}");
 }
+
+#[test]
+fn warm_starts_give_the_same_answers() {
+    let mut rng = rng(9);
+    for case in 0..cases(10_000) {
+        let (a, b) = pair(&mut rng, &ANY, &ANY, 1.5);
+        let tol = tolerance(&a, &b);
+        let fresh = gjk_distance2(&a.core, a.margin, &b.core, b.margin, &mut GjkCache2::default());
+        // A cache left by another pair, and one left by this pair a moment earlier.
+        let (c, d) = pair(&mut rng, &ANY, &ANY, 1.5);
+        let mut stale = GjkCache2::default();
+        gjk_distance2(&c.core, c.margin, &d.core, d.margin, &mut stale);
+        assert!(!stale.is_empty());
+        let earlier = Shape { core: shifted(&b.core, random::point2(&mut rng, 0.2)), margin: b.margin };
+        let mut recent = GjkCache2::default();
+        contact2(&a.core, a.margin, &earlier.core, earlier.margin, &mut recent);
+        for cache in [&mut stale, &mut recent] {
+            let mut contact_cache = *cache;
+            let warm = gjk_distance2(&a.core, a.margin, &b.core, b.margin, cache);
+            assert!((warm.distance - fresh.distance).abs() as f64 <= tol, "case {case}: {warm:?} vs {fresh:?}");
+            if warm.cores_overlap != fresh.cores_overlap {
+                let core = core_signed_distance(&a.reference(), &b.reference());
+                assert!(core.abs() <= tol, "case {case}: overlap {warm:?} vs {fresh:?}, signed distance {core}");
+            }
+            let cold = contact2(&a.core, a.margin, &b.core, b.margin, &mut GjkCache2::default());
+            let hot = contact2(&a.core, a.margin, &b.core, b.margin, &mut contact_cache);
+            assert!((hot.separation - cold.separation).abs() as f64 <= 2.0 * tol, "case {case}: {hot:?} vs {cold:?}");
+        }
+        let mut cleared = stale;
+        cleared.clear();
+        assert!(cleared.is_empty() && cleared == GjkCache2::default());
+    }
+}
+
+fn shifted(core: &Core, offset: Vec2) -> Core {
+    match core {
+        Core::Polygon(v) => Core::Polygon(v.iter().map(|p| *p + offset).collect()),
+        Core::Ellipse { center, matrix } => Core::Ellipse { center: *center + offset, matrix: *matrix },
+    }
+}
+
+fn square(center: Vec2) -> Core {
+    Core::Polygon([(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)].map(|(x, y)| center + Vec2::new(x, y)).to_vec())
+}
+
+/// A support map that answers `bad` once it has answered `good` calls.
+struct Failing {
+    core: Core,
+    good: std::cell::Cell<usize>,
+    bad: Vec2,
+}
+
+impl SupportMap2 for Failing {
+    fn support(&self, dir: Vec2) -> Vec2 {
+        let left = self.good.get();
+        if left == 0 {
+            return self.bad;
+        }
+        self.good.set(left - 1);
+        self.core.support(dir)
+    }
+}
+
+#[test]
+fn non_finite_support_points_give_the_documented_answers() {
+    // Every value a broken support map may give (1e20: squares overflow), after 0 to 40 good
+    // answers, as either shape, in overlapping, touching-margin and separated pairs.
+    let bads = [Vec2::NAN, Vec2::new(f32::INFINITY, 0.0), Vec2::new(0.0, f32::NEG_INFINITY), Vec2::new(1e20, 0.0)];
+    for bad in bads {
+        for good in 0..40 {
+            for offset in [Vec2::new(1.0, 0.3), Vec2::new(2.1, 0.0), Vec2::new(5.0, 1.0)] {
+                let failing = || Failing { core: square(Vec2::ZERO), good: std::cell::Cell::new(good), bad };
+                let other = square(offset);
+                let check = |d: kollide::narrow::Distance2, which: &str| {
+                    let valid = d.distance.is_finite();
+                    assert!(!d.distance.is_nan() && d.point_a.is_finite() && d.point_b.is_finite(), "{which}: {d:?}");
+                    if !valid {
+                        assert_eq!((d.normal, d.cores_overlap, d.point_a), (Vec2::ZERO, false, Vec2::ZERO), "{which}");
+                    }
+                };
+                let mut cache = GjkCache2::default();
+                let d = gjk_distance2(&failing(), 0.05, &other, 0.05, &mut cache);
+                check(d, "A");
+                assert_eq!(d.distance.is_finite(), !cache.is_empty(), "{bad} after {good}: {d:?}");
+                check(gjk_distance2(&other, 0.05, &failing(), 0.05, &mut GjkCache2::default()), "B");
+                let c = contact2(&failing(), 0.05, &other, 0.05, &mut GjkCache2::default());
+                assert!(!c.separation.is_nan() && c.point_a.is_finite() && c.point_b.is_finite() && c.normal.is_finite());
+                if c.separation.is_infinite() {
+                    assert_eq!((c.normal, c.point_a, c.point_b), (Vec2::ZERO, Vec2::ZERO, Vec2::ZERO));
+                }
+                let hit = cast_shapes2(&other, 0.05, &failing(), 0.05, Vec2::new(-4.0, 0.0), 2.0, 0.0);
+                assert!(hit.is_none_or(|h| h.t.is_finite() && h.point.is_finite() && h.normal.is_finite()), "{hit:?}");
+                let ray = Ray2::new(offset * 2.0, -offset);
+                let hit = cast_ray_support2(&failing(), 0.05, &ray, 2.0);
+                assert!(hit.is_none_or(|h| h.t.is_finite() && h.normal.is_finite()), "{hit:?}");
+                if good == 0 {
+                    // Bad from the first call: the documented answers exactly.
+                    assert_eq!(d.distance, f32::INFINITY);
+                    assert!(!gjk_intersects2(&failing(), 0.05, &other, 0.05, &mut GjkCache2::default()));
+                    assert!(!gjk_intersects2(&other, 0.05, &failing(), 0.05, &mut GjkCache2::default()));
+                    assert_eq!(c.separation, f32::INFINITY);
+                    assert_eq!(cast_shapes2(&failing(), 0.0, &other, 0.0, Vec2::X, 9.0, 0.0), None);
+                    assert_eq!(cast_ray_support2(&failing(), 0.0, &ray, 9.0), None);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn bad_arguments_give_the_documented_answers() {
+    let (a, b) = (square(Vec2::ZERO), square(Vec2::new(3.0, 0.0)));
+    let overlapping = square(Vec2::new(1.5, 0.0));
+    let mut cache = GjkCache2::default();
+    for bad in [f32::NAN, -1.0, f32::INFINITY, f32::NEG_INFINITY] {
+        for (ma, mb) in [(bad, 0.1), (0.1, bad)] {
+            let d = gjk_distance2(&a, ma, &overlapping, mb, &mut cache);
+            assert_eq!((d.distance, d.normal, d.cores_overlap), (f32::INFINITY, Vec2::ZERO, false));
+            assert!(cache.is_empty());
+            assert!(!gjk_intersects2(&a, ma, &overlapping, mb, &mut cache));
+            let c = contact2(&a, ma, &overlapping, mb, &mut cache);
+            assert_eq!((c.separation, c.normal), (f32::INFINITY, Vec2::ZERO));
+            assert_eq!(cast_shapes2(&a, ma, &b, mb, Vec2::new(-1.0, 0.0), 5.0, 0.0), None);
+        }
+        assert_eq!(cast_shapes2(&a, 0.1, &b, 0.1, Vec2::new(-1.0, 0.0), 5.0, bad), None, "target {bad}");
+        assert_eq!(cast_ray_support2(&a, bad, &Ray2::new(Vec2::new(-5.0, 0.0), Vec2::X), 9.0), None);
+    }
+    // Velocities and limits.
+    let toward = Vec2::new(-1.0, 0.0);
+    for v in [Vec2::new(f32::NAN, 0.0), Vec2::new(f32::NEG_INFINITY, 0.0), Vec2::new(-1.0, f32::INFINITY)] {
+        assert_eq!(cast_shapes2(&a, 0.0, &b, 0.0, v, 5.0, 0.0), None, "{v}");
+    }
+    for max_t in [f32::NAN, -1.0, f32::NEG_INFINITY] {
+        assert_eq!(cast_shapes2(&a, 0.0, &b, 0.0, toward, max_t, 0.0), None, "{max_t}");
+        assert_eq!(cast_shapes2(&a, 0.0, &overlapping, 0.0, toward, max_t, 0.0), None, "{max_t}");
+    }
+    let hit = cast_shapes2(&a, 0.0, &b, 0.0, toward, f32::INFINITY, 0.0).unwrap();
+    assert_eq!((hit.t, hit.normal), (1.0, Vec2::X));
+    assert_eq!(cast_shapes2(&a, 0.0, &b, 0.0, toward, 0.99, 0.0), None);
+    // Zero velocity: a hit at 0 only within the target; moving away: a miss.
+    assert_eq!(cast_shapes2(&a, 0.0, &b, 0.0, Vec2::ZERO, 5.0, 0.0), None);
+    assert_eq!(cast_shapes2(&a, 0.0, &b, 0.0, -toward, 5.0, 0.0), None);
+    let hit = cast_shapes2(&a, 0.4, &b, 0.4, Vec2::ZERO, 5.0, 0.25).unwrap();
+    assert_eq!((hit.t, hit.normal), (0.0, Vec2::X));
+    assert!((hit.point - Vec2::new(1.6, hit.point.y)).length() < 1e-6, "{hit:?}");
+    let hit = cast_shapes2(&a, 0.0, &overlapping, 0.0, Vec2::ZERO, 5.0, 0.0).unwrap();
+    assert_eq!((hit.t, hit.normal), (0.0, Vec2::X));
+    // Rays: the primitive contract.
+    let origin = Vec2::new(-5.0, 0.5);
+    for (o, d) in [
+        (origin, Vec2::ZERO),
+        (origin, Vec2::new(1e-30, 0.0)),
+        (origin, Vec2::new(f32::NAN, 0.0)),
+        (origin, Vec2::new(f32::INFINITY, 0.0)),
+        (Vec2::new(f32::NAN, 0.0), Vec2::X),
+        (Vec2::new(0.0, f32::INFINITY), Vec2::X),
+    ] {
+        assert_eq!(cast_ray_support2(&a, 0.0, &Ray2::new(o, d), 9.0), None, "{o} {d}");
+    }
+    for max_t in [f32::NAN, -1.0] {
+        assert_eq!(cast_ray_support2(&a, 0.0, &Ray2::new(origin, Vec2::X), max_t), None);
+    }
+    let hit = cast_ray_support2(&a, 0.5, &Ray2::new(origin, Vec2::new(2.0, 0.0)), f32::INFINITY).unwrap();
+    assert!((hit.t - 1.75).abs() < 1e-6 && hit.normal == -Vec2::X, "{hit:?}");
+    let inside = cast_ray_support2(&a, 0.0, &Ray2::new(Vec2::new(0.3, 0.2), Vec2::new(0.0, -2.0)), 9.0).unwrap();
+    assert_eq!((inside.t, inside.normal), (0.0, Vec2::Y));
+}
+
+#[test]
+fn degenerate_pairs() {
+    let point = |x: f32, y: f32| Core::Polygon(vec![Vec2::new(x, y)]);
+    let segment = |a: (f32, f32), b: (f32, f32)| Core::Polygon(vec![Vec2::new(a.0, a.1), Vec2::new(b.0, b.1)]);
+    let fresh = GjkCache2::default;
+    // Two points at one place: touching cores, depth 0 along (0, 1).
+    let p = point(0.25, -0.5);
+    let d = gjk_distance2(&p, 0.0, &p, 0.0, &mut fresh());
+    assert!(d.cores_overlap && d.distance == 0.0 && d.point_a == Vec2::new(0.25, -0.5), "{d:?}");
+    let c = contact2(&p, 0.5, &p, 0.25, &mut fresh());
+    assert_eq!((c.separation, c.normal), (-0.75, Vec2::Y));
+    assert_eq!((c.point_a, c.point_b), (Vec2::new(0.25, 0.0), Vec2::new(0.25, -0.75)));
+    // Two points apart: the exact distance and direction.
+    let d = gjk_distance2(&point(0.0, 0.0), 0.5, &point(3.0, 4.0), 1.0, &mut fresh());
+    assert_eq!((d.distance, d.normal, d.cores_overlap), (3.5, Vec2::new(0.6, 0.8), false));
+    assert_eq!((d.point_a, d.point_b), (Vec2::new(0.3, 0.4), Vec2::new(2.4, 3.2)));
+    // Collinear overlapping segments: a flat Minkowski difference, depth 0 across it.
+    let (s, t) = (segment((-1.0, 0.0), (1.0, 0.0)), segment((0.5, 0.0), (3.0, 0.0)));
+    assert!(gjk_intersects2(&s, 0.0, &t, 0.0, &mut fresh()));
+    let c = contact2(&s, 0.1, &t, 0.2, &mut fresh());
+    assert!((c.separation + 0.3).abs() < 1e-6 && c.normal.x.abs() < 1e-6 && (c.normal.length() - 1.0).abs() < 1e-6, "{c:?}");
+    // A point on a segment, and at its end.
+    let c = contact2(&segment((-1.0, 0.0), (1.0, 0.0)), 0.0, &point(0.5, 0.0), 0.0, &mut fresh());
+    assert!(c.separation.abs() < 1e-6 && c.normal.x.abs() < 1e-6, "{c:?}");
+    let d = gjk_distance2(&segment((-1.0, 0.0), (1.0, 0.0)), 0.0, &point(1.0, 0.0), 0.0, &mut fresh());
+    assert!(d.distance == 0.0, "{d:?}");
+    // Crossing segments: the depth is the lesser of the two overlaps.
+    let c = contact2(&segment((-1.0, 0.0), (1.0, 0.0)), 0.0, &segment((0.2, -0.3), (0.2, 2.0)), 0.0, &mut fresh());
+    assert!((c.separation + 0.3).abs() < 1e-6 && (c.normal - Vec2::Y).length() < 1e-6, "{c:?}");
+    // Squares sharing an edge touch; repeated vertices change nothing.
+    let (a, b) = (square(Vec2::ZERO), square(Vec2::new(2.0, 0.7)));
+    let d = gjk_distance2(&a, 0.0, &b, 0.0, &mut fresh());
+    assert_eq!(d.distance, 0.0);
+    assert!(gjk_intersects2(&a, 0.0, &b, 0.0, &mut fresh()));
+    let c = contact2(&a, 0.0, &b, 0.0, &mut fresh());
+    assert!(c.separation.abs() < 1e-6 && (c.normal - Vec2::X).length() < 1e-6, "{c:?}");
+    let Core::Polygon(v) = square(Vec2::new(2.5, 0.7)) else { unreachable!() };
+    let repeated = Core::Polygon(vec![v[0], v[0], v[1], v[2], v[2], v[2], v[3]]);
+    let d = gjk_distance2(&a, 0.0, &repeated, 0.0, &mut fresh());
+    assert!((d.distance - 0.5).abs() < 1e-6 && d.normal == Vec2::X, "{d:?}");
+    // Far from the origin: the exact distance of two squares 1e4 away.
+    let (a, b) = (square(Vec2::splat(1e4)), square(Vec2::new(1e4 + 2.25, 1e4 + 0.5)));
+    let d = gjk_distance2(&a, 0.0, &b, 0.0, &mut fresh());
+    assert!((d.distance - 0.25).abs() < 2e-3 && d.normal == Vec2::X, "{d:?}");
+}

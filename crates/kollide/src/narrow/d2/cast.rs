@@ -164,11 +164,11 @@ where
         let moved = Moved { shape: b, offset: velocity * t };
         let earlier = [found.map(|h| h.normal), approach];
         let (v, simplex) = match gjk2(a, &moved, f32::INFINITY, &mut cache) {
-            Gjk2::Invalid => return found.map_or(Advance::Miss, Advance::Hit),
+            Gjk2::Invalid => return Advance::Miss,
             Gjk2::Separated { v, simplex } => (v, simplex),
             Gjk2::Overlapping { simplex } if approach.is_none() => return Advance::Overlapping(simplex),
             // The cores touch after a step (σ = 0, up to rounding).
-            Gjk2::Overlapping { .. } => return Advance::Hit(finish(a, &moved, margin_b, velocity, t, None, earlier)),
+            Gjk2::Overlapping { .. } => return finish(a, &moved, margin_b, velocity, t, None, earlier),
         };
         let distance = v.length();
         let normal = -v / distance;
@@ -181,7 +181,9 @@ where
                 // Within the target at t = 0.
                 return Advance::Hit(CastHit2 { t, point, normal });
             }
-            let hit = finish(a, &moved, margin_b, velocity, t, Some((normal, point)), earlier);
+            let Advance::Hit(hit) = finish(a, &moved, margin_b, velocity, t, Some((normal, point)), earlier) else {
+                return Advance::Miss;
+            };
             if let Some(before) = found {
                 // The final step's probe: kept if it is within the tolerance too.
                 return Advance::Hit(if gap.abs() <= tolerance { hit } else { before });
@@ -208,7 +210,7 @@ where
     let moved = Moved { shape: b, offset: velocity * t };
     match found {
         Some(hit) => Advance::Hit(hit),
-        None => Advance::Hit(finish(a, &moved, margin_b, velocity, t, None, [None, approach])),
+        None => finish(a, &moved, margin_b, velocity, t, None, [None, approach]),
     }
 }
 
@@ -218,7 +220,7 @@ where
 /// of the support points allows, which for smooth cores at a distance near that rounding is
 /// poor; and rounding can take a thin core (a segment, a point) just past the other, flipping
 /// GJK's normal, which B then no longer approaches along. The point is B's witness for GJK's
-/// normal, else B's support point against the normal.
+/// normal, else B's support point against the normal. A miss if that point is not finite.
 fn finish<A, B>(
     a: &A,
     b: &B,
@@ -227,7 +229,7 @@ fn finish<A, B>(
     t: f32,
     gjk: Option<(Vec2, Vec2)>,
     earlier: [Option<Vec2>; 2],
-) -> CastHit2
+) -> Advance
 where
     A: SupportMap2 + ?Sized,
     B: SupportMap2 + ?Sized,
@@ -248,5 +250,5 @@ where
         Some((n, point)) if n == normal => point,
         _ => b.support(-normal) - normal * margin_b,
     };
-    CastHit2 { t, point, normal }
+    if point.is_finite() { Advance::Hit(CastHit2 { t, point, normal }) } else { Advance::Miss }
 }

@@ -41,7 +41,7 @@ pub struct GjkCache2 {
 impl GjkCache2 {
     /// Forgets the warm start.
     pub fn clear(&mut self) {
-        self.len = 0;
+        *self = Self::default();
     }
 
     /// Whether the cache holds a warm start.
