@@ -36,7 +36,8 @@ pub fn convex_hull2(points: &[Vec2]) -> Vec<Vec2> {
     if pts.len() < 3 {
         return pts;
     }
-    let turn = |a: Vec2, b: Vec2, c: Vec2| (b.as_dvec2() - a.as_dvec2()).perp_dot(c.as_dvec2() - a.as_dvec2());
+    let turn =
+        |a: Vec2, b: Vec2, c: Vec2| (b.as_dvec2() - a.as_dvec2()).perp_dot(c.as_dvec2() - a.as_dvec2());
     let mut hull: Vec<Vec2> = Vec::with_capacity(2 * pts.len());
     for pass in 0..2 {
         let start = hull.len();
@@ -81,7 +82,10 @@ impl RefShape2 {
 
     /// The unit disk under `matrix`, moved to `center`, with a margin.
     pub fn ellipse(center: Vec2, matrix: Mat2, margin: f32) -> Self {
-        Self { core: RefCore2::Ellipse { center: center.as_dvec2(), matrix: matrix.as_dmat2() }, margin: margin as f64 }
+        Self {
+            core: RefCore2::Ellipse { center: center.as_dvec2(), matrix: matrix.as_dmat2() },
+            margin: margin as f64,
+        }
     }
 
     /// The core alone (margin 0).
@@ -101,7 +105,9 @@ impl RefShape2 {
     pub fn translated(&self, offset: DVec2) -> Self {
         let core = match &self.core {
             RefCore2::Polygon(v) => RefCore2::Polygon(v.iter().map(|p| *p + offset).collect()),
-            RefCore2::Ellipse { center, matrix } => RefCore2::Ellipse { center: *center + offset, matrix: *matrix },
+            RefCore2::Ellipse { center, matrix } => {
+                RefCore2::Ellipse { center: *center + offset, matrix: *matrix }
+            }
         };
         Self { core, margin: self.margin }
     }
@@ -132,9 +138,13 @@ impl RefShape2 {
         match &self.core {
             RefCore2::Polygon(v) => {
                 let edges = edges(v);
-                let outside = edges.iter().map(|&(a, b)| point_segment_distance(p, a, b)).fold(f64::INFINITY, f64::min);
+                let outside =
+                    edges.iter().map(|&(a, b)| point_segment_distance(p, a, b)).fold(f64::INFINITY, f64::min);
                 let core = if v.len() >= 3 && in_convex_polygon(v, p) {
-                    -edges.iter().map(|&(a, b)| (b - a).perp_dot(p - a) / (b - a).length()).fold(f64::INFINITY, f64::min)
+                    -edges
+                        .iter()
+                        .map(|&(a, b)| (b - a).perp_dot(p - a) / (b - a).length())
+                        .fold(f64::INFINITY, f64::min)
                 } else {
                     outside
                 };
@@ -162,7 +172,10 @@ fn edges(v: &[DVec2]) -> Vec<(DVec2, DVec2)> {
 
 /// The outward unit normals of a polygon's edges (both sides of a segment; none for a point).
 fn edge_normals(v: &[DVec2]) -> Vec<DVec2> {
-    let normals = edges(v).into_iter().filter(|(a, b)| a != b).map(|(a, b)| DVec2::new(b.y - a.y, a.x - b.x).normalize());
+    let normals = edges(v)
+        .into_iter()
+        .filter(|(a, b)| a != b)
+        .map(|(a, b)| DVec2::new(b.y - a.y, a.x - b.x).normalize());
     if v.len() == 2 { normals.flat_map(|n| [n, -n]).collect() } else { normals.collect() }
 }
 
@@ -188,7 +201,10 @@ fn segments_meet(a: DVec2, b: DVec2, c: DVec2, d: DVec2) -> bool {
     if o1 * o2 < 0.0 && o3 * o4 < 0.0 {
         return true;
     }
-    (o1 == 0.0 && on(a, b, c)) || (o2 == 0.0 && on(a, b, d)) || (o3 == 0.0 && on(c, d, a)) || (o4 == 0.0 && on(c, d, b))
+    (o1 == 0.0 && on(a, b, c))
+        || (o2 == 0.0 && on(a, b, d))
+        || (o3 == 0.0 && on(c, d, a))
+        || (o4 == 0.0 && on(c, d, b))
 }
 
 trait SignumOrZero {
@@ -266,8 +282,9 @@ pub fn max_over_directions(f: impl Fn(DVec2) -> f64) -> (f64, DVec2) {
     let n = DIRECTION_SAMPLES;
     let step = std::f64::consts::TAU / n as f64;
     let values: Vec<f64> = (0..n).map(|i| f(angle(i as f64 * step))).collect();
-    let mut peaks: Vec<usize> =
-        (0..n).filter(|&i| values[i] >= values[(i + n - 1) % n] && values[i] >= values[(i + 1) % n]).collect();
+    let mut peaks: Vec<usize> = (0..n)
+        .filter(|&i| values[i] >= values[(i + n - 1) % n] && values[i] >= values[(i + 1) % n])
+        .collect();
     peaks.sort_by(|&i, &j| values[j].total_cmp(&values[i]));
     let mut best = (f64::NEG_INFINITY, DVec2::X);
     for &i in peaks.iter().take(4) {
@@ -423,14 +440,19 @@ mod tests {
                 b.iter().map(|p| p.as_dvec2()).collect::<Vec<_>>(),
             );
             let (sd, _) = signed_distance2(&ra, &rb);
-            let exact = if polygons_overlap2(&pa, &pb) { -polygon_depth2(&pa, &pb).0 } else { polygon_distance2(&pa, &pb) };
+            let exact = if polygons_overlap2(&pa, &pb) {
+                -polygon_depth2(&pa, &pb).0
+            } else {
+                polygon_distance2(&pa, &pb)
+            };
             assert!((sd - exact).abs() < 1e-9, "offset ({dx}, {dy}): {sd} vs {exact}");
         }
     }
 
     #[test]
     fn hull_is_counter_clockwise_and_drops_collinear_points() {
-        let pts = [Vec2::ZERO, Vec2::new(1.0, 0.0), Vec2::new(2.0, 0.0), Vec2::new(2.0, 2.0), Vec2::new(0.5, 0.5)];
+        let pts =
+            [Vec2::ZERO, Vec2::new(1.0, 0.0), Vec2::new(2.0, 0.0), Vec2::new(2.0, 2.0), Vec2::new(0.5, 0.5)];
         assert_eq!(convex_hull2(&pts), vec![Vec2::ZERO, Vec2::new(2.0, 0.0), Vec2::new(2.0, 2.0)]);
         let line = [Vec2::ZERO, Vec2::new(1.0, 1.0), Vec2::new(3.0, 3.0)];
         assert_eq!(convex_hull2(&line), vec![Vec2::ZERO, Vec2::new(3.0, 3.0)]);
@@ -441,11 +463,19 @@ mod tests {
         let square = [Vec2::new(-1.0, -1.0), Vec2::new(1.0, -1.0), Vec2::new(1.0, 1.0), Vec2::new(-1.0, 1.0)];
         let shape = RefShape2::polygon(&square, 0.5);
         let RefCore2::Polygon(v) = &shape.core else { unreachable!() };
-        for (o, d) in [((-5.0, 0.3), (1.0, 0.0)), ((-5.0, -5.0), (1.0, 1.1)), ((3.0, 4.0), (-1.0, -1.0)), ((1.3, 1.6), (-0.3, -1.0))] {
+        for (o, d) in [
+            ((-5.0, 0.3), (1.0, 0.0)),
+            ((-5.0, -5.0), (1.0, 1.1)),
+            ((3.0, 4.0), (-1.0, -1.0)),
+            ((1.3, 1.6), (-0.3, -1.0)),
+        ] {
             let (o, d) = (DVec2::new(o.0, o.1), DVec2::new(d.0, d.1));
             let exact = ray_rounded_polygon2(v, 0.5, o, d, 100.0).unwrap();
             let searched = ray_support2(&shape, o, d, 100.0).unwrap();
-            assert!((exact.0 - searched.0).abs() < 1e-9 && (exact.1 - searched.1).length() < 1e-5, "{exact:?} vs {searched:?}");
+            assert!(
+                (exact.0 - searched.0).abs() < 1e-9 && (exact.1 - searched.1).length() < 1e-5,
+                "{exact:?} vs {searched:?}"
+            );
         }
         let miss = (DVec2::new(3.0, 4.0), DVec2::new(-0.2, -1.0));
         assert_eq!(ray_rounded_polygon2(v, 0.5, miss.0, miss.1, 100.0), None);

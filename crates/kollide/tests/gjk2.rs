@@ -38,9 +38,13 @@ enum Core {
 impl SupportMap2 for Core {
     fn support(&self, dir: Vec2) -> Vec2 {
         match self {
-            Core::Polygon(v) => v.iter().copied().reduce(|best, p| if p.dot(dir) > best.dot(dir) { p } else { best }).unwrap(),
+            Core::Polygon(v) => {
+                v.iter().copied().reduce(|best, p| if p.dot(dir) > best.dot(dir) { p } else { best }).unwrap()
+            }
             // support(M·disk, d) = M · normalize(Mᵀ d).
-            Core::Ellipse { center, matrix } => *center + *matrix * (matrix.transpose() * dir).normalize_or_zero(),
+            Core::Ellipse { center, matrix } => {
+                *center + *matrix * (matrix.transpose() * dir).normalize_or_zero()
+            }
         }
     }
 }
@@ -97,7 +101,9 @@ fn core(rng: &mut TestRng, kind: Kind, center: Vec2, size: f32) -> Core {
                 break Core::Polygon(hull);
             }
         },
-        Kind::Segment => Core::Polygon(vec![center + random::point2(rng, size), center + random::point2(rng, size)]),
+        Kind::Segment => {
+            Core::Polygon(vec![center + random::point2(rng, size), center + random::point2(rng, size)])
+        }
         Kind::Point => Core::Polygon(vec![center + random::point2(rng, 0.1 * size)]),
         Kind::Ellipse => {
             // M = R(α) · diag(s₁, s₂) · R(β), axis ratio at most 1:20.
@@ -156,7 +162,11 @@ fn check_distance(a: &Shape, b: &Shape, case: usize) -> bool {
     let d = gjk_distance2(&a.core, a.margin, &b.core, b.margin, &mut GjkCache2::default());
     let core = core_signed_distance(&ra, &rb);
     let expected = (core - margins).max(0.0);
-    assert!((d.distance as f64 - expected).abs() <= tol, "case {case}: distance {} vs {expected} ({a:?}, {b:?})", d.distance);
+    assert!(
+        (d.distance as f64 - expected).abs() <= tol,
+        "case {case}: distance {} vs {expected} ({a:?}, {b:?})",
+        d.distance
+    );
     if core.abs() > tol {
         assert_eq!(d.cores_overlap, core < 0.0, "case {case}: cores_overlap vs {core} ({a:?}, {b:?})");
     }
@@ -212,16 +222,24 @@ fn intersects_agrees_with_the_reference_outside_a_band() {
         let (ra, rb) = (a.reference(), b.reference());
         let full = core_signed_distance(&ra, &rb) - (a.margin + b.margin) as f64;
         let got = gjk_intersects2(&a.core, a.margin, &b.core, b.margin, &mut GjkCache2::default());
-        let distance = gjk_distance2(&a.core, a.margin, &b.core, b.margin, &mut GjkCache2::default()).distance;
+        let distance =
+            gjk_distance2(&a.core, a.margin, &b.core, b.margin, &mut GjkCache2::default()).distance;
         let tol = tolerance(&a, &b);
         if full.abs() > tol {
-            assert_eq!(got, full <= 0.0, "case {case}: intersects {got}, signed distance {full} ({a:?}, {b:?})");
+            assert_eq!(
+                got,
+                full <= 0.0,
+                "case {case}: intersects {got}, signed distance {full} ({a:?}, {b:?})"
+            );
             assert_eq!(got, distance == 0.0, "case {case}: intersects {got}, distance {distance}");
             decided += 1;
             yes += usize::from(got);
         }
     }
-    assert!(decided > cases(19_000) && yes > decided / 10 && yes < decided * 9 / 10, "{decided} decided, {yes} overlapping");
+    assert!(
+        decided > cases(19_000) && yes > decided / 10 && yes < decided * 9 / 10,
+        "{decided} decided, {yes} overlapping"
+    );
 }
 
 /// Checks a `contact2` answer against the reference signed distance (exact for polygons).
@@ -242,7 +260,11 @@ fn check_contact(a: &Shape, b: &Shape, case: usize) -> bool {
     assert!(gap >= expected - tol, "case {case}: gap {gap} along {n} vs {expected} ({a:?}, {b:?})");
     // The points are the full shapes' extreme points along the normal.
     assert!((ra.support_value(n) - n.dot(pa)).abs() <= tol, "case {case}: {pa} not A's support along {n}");
-    assert!((rb.support_value(-n) + n.dot(pb)).abs() <= tol, "case {case}: {pb} not B's support along {}", -n);
+    assert!(
+        (rb.support_value(-n) + n.dot(pb)).abs() <= tol,
+        "case {case}: {pb} not B's support along {}",
+        -n
+    );
     assert!(ra.signed_distance_to_point(pa).abs() <= tol, "case {case}: {pa} not on A ({a:?}, {b:?}) {c:?}");
     assert!(rb.signed_distance_to_point(pb).abs() <= tol, "case {case}: {pb} not on B ({a:?}, {b:?}) {c:?}");
     if sep < 0.0 {
@@ -340,7 +362,11 @@ fn cast_of_polygons_matches_bisection_of_the_reference_distance() {
             hits += 1;
             let hit = hit.unwrap();
             let moved = rb.translated(v * hit.t as f64);
-            assert!(moved.signed_distance_to_point(hit.point.as_dvec2()).abs() <= tol, "case {case}: point ({})", what());
+            assert!(
+                moved.signed_distance_to_point(hit.point.as_dvec2()).abs() <= tol,
+                "case {case}: point ({})",
+                what()
+            );
             let gap = gap2(&ra, &moved, hit.normal.as_dvec2());
             // After a motion, the normal separates the shapes by their distance (the contact at
             // t = 0 is contact2's, checked above).
@@ -427,7 +453,11 @@ fn ray_cast_matches_the_references() {
             && -n_ref.dot(d.normalize()) > 0.1
             && t_ref > 0.0
         {
-            assert!((t - t_ref).abs() * d.length() <= 20.0 * tol, "case {case}: t {t} vs {t_ref} ({})", what());
+            assert!(
+                (t - t_ref).abs() * d.length() <= 20.0 * tol,
+                "case {case}: t {t} vs {t_ref} ({})",
+                what()
+            );
             exact += 1;
         }
     }
@@ -452,14 +482,23 @@ fn warm_starts_give_the_same_answers() {
         for cache in [&mut stale, &mut recent] {
             let mut contact_cache = *cache;
             let warm = gjk_distance2(&a.core, a.margin, &b.core, b.margin, cache);
-            assert!((warm.distance - fresh.distance).abs() as f64 <= tol, "case {case}: {warm:?} vs {fresh:?}");
+            assert!(
+                (warm.distance - fresh.distance).abs() as f64 <= tol,
+                "case {case}: {warm:?} vs {fresh:?}"
+            );
             if warm.cores_overlap != fresh.cores_overlap {
                 let core = core_signed_distance(&a.reference(), &b.reference());
-                assert!(core.abs() <= tol, "case {case}: overlap {warm:?} vs {fresh:?}, signed distance {core}");
+                assert!(
+                    core.abs() <= tol,
+                    "case {case}: overlap {warm:?} vs {fresh:?}, signed distance {core}"
+                );
             }
             let cold = contact2(&a.core, a.margin, &b.core, b.margin, &mut GjkCache2::default());
             let hot = contact2(&a.core, a.margin, &b.core, b.margin, &mut contact_cache);
-            assert!((hot.separation - cold.separation).abs() as f64 <= 2.0 * tol, "case {case}: {hot:?} vs {cold:?}");
+            assert!(
+                (hot.separation - cold.separation).abs() as f64 <= 2.0 * tol,
+                "case {case}: {hot:?} vs {cold:?}"
+            );
         }
         let mut cleared = stale;
         cleared.clear();
@@ -475,7 +514,9 @@ fn shifted(core: &Core, offset: Vec2) -> Core {
 }
 
 fn square(center: Vec2) -> Core {
-    Core::Polygon([(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)].map(|(x, y)| center + Vec2::new(x, y)).to_vec())
+    Core::Polygon(
+        [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)].map(|(x, y)| center + Vec2::new(x, y)).to_vec(),
+    )
 }
 
 /// A support map that answers `bad` once it has answered `good` calls.
@@ -500,7 +541,8 @@ impl SupportMap2 for Failing {
 fn non_finite_support_points_give_the_documented_answers() {
     // Every value a broken support map may give (1e20: squares overflow), after 0 to 40 good
     // answers, as either shape, in overlapping, touching-margin and separated pairs.
-    let bads = [Vec2::NAN, Vec2::new(f32::INFINITY, 0.0), Vec2::new(0.0, f32::NEG_INFINITY), Vec2::new(1e20, 0.0)];
+    let bads =
+        [Vec2::NAN, Vec2::new(f32::INFINITY, 0.0), Vec2::new(0.0, f32::NEG_INFINITY), Vec2::new(1e20, 0.0)];
     for bad in bads {
         for good in 0..40 {
             for offset in [Vec2::new(1.0, 0.3), Vec2::new(2.1, 0.0), Vec2::new(5.0, 1.0)] {
@@ -508,9 +550,16 @@ fn non_finite_support_points_give_the_documented_answers() {
                 let other = square(offset);
                 let check = |d: kollide::narrow::Distance2, which: &str| {
                     let valid = d.distance.is_finite();
-                    assert!(!d.distance.is_nan() && d.point_a.is_finite() && d.point_b.is_finite(), "{which}: {d:?}");
+                    assert!(
+                        !d.distance.is_nan() && d.point_a.is_finite() && d.point_b.is_finite(),
+                        "{which}: {d:?}"
+                    );
                     if !valid {
-                        assert_eq!((d.normal, d.cores_overlap, d.point_a), (Vec2::ZERO, false, Vec2::ZERO), "{which}");
+                        assert_eq!(
+                            (d.normal, d.cores_overlap, d.point_a),
+                            (Vec2::ZERO, false, Vec2::ZERO),
+                            "{which}"
+                        );
                     }
                 };
                 let mut cache = GjkCache2::default();
@@ -519,12 +568,20 @@ fn non_finite_support_points_give_the_documented_answers() {
                 assert_eq!(d.distance.is_finite(), !cache.is_empty(), "{bad} after {good}: {d:?}");
                 check(gjk_distance2(&other, 0.05, &failing(), 0.05, &mut GjkCache2::default()), "B");
                 let c = contact2(&failing(), 0.05, &other, 0.05, &mut GjkCache2::default());
-                assert!(!c.separation.is_nan() && c.point_a.is_finite() && c.point_b.is_finite() && c.normal.is_finite());
+                assert!(
+                    !c.separation.is_nan()
+                        && c.point_a.is_finite()
+                        && c.point_b.is_finite()
+                        && c.normal.is_finite()
+                );
                 if c.separation.is_infinite() {
                     assert_eq!((c.normal, c.point_a, c.point_b), (Vec2::ZERO, Vec2::ZERO, Vec2::ZERO));
                 }
                 let hit = cast_shapes2(&other, 0.05, &failing(), 0.05, Vec2::new(-4.0, 0.0), 2.0, 0.0);
-                assert!(hit.is_none_or(|h| h.t.is_finite() && h.point.is_finite() && h.normal.is_finite()), "{hit:?}");
+                assert!(
+                    hit.is_none_or(|h| h.t.is_finite() && h.point.is_finite() && h.normal.is_finite()),
+                    "{hit:?}"
+                );
                 let ray = Ray2::new(offset * 2.0, -offset);
                 let hit = cast_ray_support2(&failing(), 0.05, &ray, 2.0);
                 assert!(hit.is_none_or(|h| h.t.is_finite() && h.normal.is_finite()), "{hit:?}");
@@ -597,14 +654,16 @@ fn bad_arguments_give_the_documented_answers() {
     }
     let hit = cast_ray_support2(&a, 0.5, &Ray2::new(origin, Vec2::new(2.0, 0.0)), f32::INFINITY).unwrap();
     assert!((hit.t - 1.75).abs() < 1e-6 && hit.normal == -Vec2::X, "{hit:?}");
-    let inside = cast_ray_support2(&a, 0.0, &Ray2::new(Vec2::new(0.3, 0.2), Vec2::new(0.0, -2.0)), 9.0).unwrap();
+    let inside =
+        cast_ray_support2(&a, 0.0, &Ray2::new(Vec2::new(0.3, 0.2), Vec2::new(0.0, -2.0)), 9.0).unwrap();
     assert_eq!((inside.t, inside.normal), (0.0, Vec2::Y));
 }
 
 #[test]
 fn degenerate_pairs() {
     let point = |x: f32, y: f32| Core::Polygon(vec![Vec2::new(x, y)]);
-    let segment = |a: (f32, f32), b: (f32, f32)| Core::Polygon(vec![Vec2::new(a.0, a.1), Vec2::new(b.0, b.1)]);
+    let segment =
+        |a: (f32, f32), b: (f32, f32)| Core::Polygon(vec![Vec2::new(a.0, a.1), Vec2::new(b.0, b.1)]);
     let fresh = GjkCache2::default;
     // Two points at one place: touching cores, depth 0 along (0, 1).
     let p = point(0.25, -0.5);
@@ -621,14 +680,25 @@ fn degenerate_pairs() {
     let (s, t) = (segment((-1.0, 0.0), (1.0, 0.0)), segment((0.5, 0.0), (3.0, 0.0)));
     assert!(gjk_intersects2(&s, 0.0, &t, 0.0, &mut fresh()));
     let c = contact2(&s, 0.1, &t, 0.2, &mut fresh());
-    assert!((c.separation + 0.3).abs() < 1e-6 && c.normal.x.abs() < 1e-6 && (c.normal.length() - 1.0).abs() < 1e-6, "{c:?}");
+    assert!(
+        (c.separation + 0.3).abs() < 1e-6
+            && c.normal.x.abs() < 1e-6
+            && (c.normal.length() - 1.0).abs() < 1e-6,
+        "{c:?}"
+    );
     // A point on a segment, and at its end.
     let c = contact2(&segment((-1.0, 0.0), (1.0, 0.0)), 0.0, &point(0.5, 0.0), 0.0, &mut fresh());
     assert!(c.separation.abs() < 1e-6 && c.normal.x.abs() < 1e-6, "{c:?}");
     let d = gjk_distance2(&segment((-1.0, 0.0), (1.0, 0.0)), 0.0, &point(1.0, 0.0), 0.0, &mut fresh());
     assert!(d.distance == 0.0, "{d:?}");
     // Crossing segments: the depth is the lesser of the two overlaps.
-    let c = contact2(&segment((-1.0, 0.0), (1.0, 0.0)), 0.0, &segment((0.2, -0.3), (0.2, 2.0)), 0.0, &mut fresh());
+    let c = contact2(
+        &segment((-1.0, 0.0), (1.0, 0.0)),
+        0.0,
+        &segment((0.2, -0.3), (0.2, 2.0)),
+        0.0,
+        &mut fresh(),
+    );
     assert!((c.separation + 0.3).abs() < 1e-6 && (c.normal - Vec2::Y).length() < 1e-6, "{c:?}");
     // Squares sharing an edge touch; repeated vertices change nothing.
     let (a, b) = (square(Vec2::ZERO), square(Vec2::new(2.0, 0.7)));

@@ -100,7 +100,13 @@ where
 }
 
 /// The contact of shapes whose cores overlap, from GJK's simplex holding the origin.
-pub(super) fn overlap_contact<A, B>(a: &A, margin_a: f32, b: &B, margin_b: f32, simplex: &Simplex2) -> Penetration2
+pub(super) fn overlap_contact<A, B>(
+    a: &A,
+    margin_a: f32,
+    b: &B,
+    margin_b: f32,
+    simplex: &Simplex2,
+) -> Penetration2
 where
     A: SupportMap2 + ?Sized,
     B: SupportMap2 + ?Sized,
@@ -169,7 +175,9 @@ impl Polygon {
     }
 
     fn closest_edge(&self) -> usize {
-        (0..self.len).min_by(|&i, &j| self.corners[i].distance.total_cmp(&self.corners[j].distance)).unwrap_or(0)
+        (0..self.len)
+            .min_by(|&i, &j| self.corners[i].distance.total_cmp(&self.corners[j].distance))
+            .unwrap_or(0)
     }
 
     fn remove(&mut self, i: usize) {
@@ -267,7 +275,13 @@ where
 /// only by `h'' δ² / 2`, so EPA's answer needs this last step for its points. Secant steps on `g`
 /// (the first one taking the polygon's size as `h''`, each at most 0.25 rad), keeping the least
 /// `h` found, until `|g|` is within the tolerance.
-fn polish<A, B>(a: &A, b: &B, start: (f32, Vec2, Vertex2), scale: f32, tolerance: f32) -> Option<(f32, Vec2, Vertex2)>
+fn polish<A, B>(
+    a: &A,
+    b: &B,
+    start: (f32, Vec2, Vertex2),
+    scale: f32,
+    tolerance: f32,
+) -> Option<(f32, Vec2, Vertex2)>
 where
     A: SupportMap2 + ?Sized,
     B: SupportMap2 + ?Sized,
