@@ -7,6 +7,7 @@
 pub mod random;
 pub mod reference_bounds;
 pub mod reference_convex;
+pub mod reference_convex2;
 pub mod reference_field;
 pub mod reference_mesh;
 pub mod reference_mesh_mesh;

@@ -23,8 +23,8 @@ use crate::shape::SupportMap2;
 const MAX_ITERATIONS: usize = 64;
 
 /// A cast stops when the cores' distance is within `CAST_RELATIVE · σ` (plus the rounding of the
-/// coordinates, `REL_EPSILON` of them) of the target `σ`, then takes one more step along the last
-/// normal, which is exact for a face contact.
+/// coordinates, `REL_EPSILON` of them) of the target `σ`, then tries one more step along the last
+/// normal (exact for a face contact), kept if the distance there is within the tolerance too.
 const CAST_RELATIVE: f32 = 1e-5;
 
 /// Where a linear cast first brings two shapes within the target distance.
@@ -104,7 +104,11 @@ where
         Advance::Hit(hit) => Some(hit),
         Advance::Overlapping(simplex) => {
             let contact = overlap_contact(a, margin_a, b, margin_b, &simplex);
-            contact.separation.is_finite().then_some(CastHit2 { t: 0.0, point: contact.point_b, normal: contact.normal })
+            contact.separation.is_finite().then_some(CastHit2 {
+                t: 0.0,
+                point: contact.point_b,
+                normal: contact.normal,
+            })
         }
         Advance::Miss => None,
     }
@@ -125,12 +129,18 @@ where
     S: SupportMap2 + ?Sized,
 {
     let dd = ray.dir.length_squared();
-    if !(ray.origin.is_finite() && (f32::MIN_POSITIVE..=f32::MAX).contains(&dd) && max_t >= 0.0 && margin_ok(margin)) {
+    if !(ray.origin.is_finite()
+        && (f32::MIN_POSITIVE..=f32::MAX).contains(&dd)
+        && max_t >= 0.0
+        && margin_ok(margin))
+    {
         return None;
     }
     let against = -ray.dir / dd.sqrt();
     match advance(shape, margin, &Point(ray.origin), 0.0, ray.dir, max_t, 0.0) {
-        Advance::Hit(hit) => Some(RayHit2 { t: hit.t, normal: if hit.t == 0.0 { against } else { hit.normal }, part: 0 }),
+        Advance::Hit(hit) => {
+            Some(RayHit2 { t: hit.t, normal: if hit.t == 0.0 { against } else { hit.normal }, part: 0 })
+        }
         Advance::Overlapping(_) => Some(RayHit2 { t: 0.0, normal: against, part: 0 }),
         Advance::Miss => None,
     }
@@ -156,47 +166,100 @@ where
     let sigma = margin_a + margin_b + target;
     let mut cache = GjkCache2::default();
     let mut t = 0.0f32;
-    // The last step's time, B's point and normal.
-    let mut last: Option<(f32, Vec2, Vec2)> = None;
+    // The normal of the last step.
+    let mut approach: Option<Vec2> = None;
+    // A hit within the tolerance, while the final step that refines it is checked.
+    let mut found: Option<CastHit2> = None;
     for _ in 0..MAX_ITERATIONS {
         let moved = Moved { shape: b, offset: velocity * t };
-        match gjk2(a, &moved, f32::INFINITY, &mut cache) {
+        let earlier = [found.map(|h| h.normal), approach];
+        let (v, simplex) = match gjk2(a, &moved, f32::INFINITY, &mut cache) {
             Gjk2::Invalid => return Advance::Miss,
-            Gjk2::Overlapping { simplex } => {
-                let Some((_, _, normal)) = last else { return Advance::Overlapping(simplex) };
-                // The cores touch after a step (σ = 0, up to rounding): a hit along the last normal.
-                let (pa, pb) = simplex.witnesses();
-                return Advance::Hit(CastHit2 { t, point: (pa + pb) * 0.5 - normal * margin_b, normal });
+            Gjk2::Separated { v, simplex } => (v, simplex),
+            Gjk2::Overlapping { simplex } if approach.is_none() => return Advance::Overlapping(simplex),
+            // The cores touch after a step (σ = 0, up to rounding).
+            Gjk2::Overlapping { .. } => return finish(a, &moved, margin_b, velocity, t, None, earlier),
+        };
+        let distance = v.length();
+        let normal = -v / distance;
+        let gap = distance - sigma;
+        let closing = -velocity.dot(normal);
+        let tolerance = CAST_RELATIVE * sigma + REL_EPSILON * simplex.coordinate_scale();
+        let point = simplex.witnesses().1 - normal * margin_b;
+        if found.is_some() || gap <= tolerance {
+            if approach.is_none() {
+                // Within the target at t = 0.
+                return Advance::Hit(CastHit2 { t, point, normal });
             }
-            Gjk2::Separated { v, simplex } => {
-                let distance = v.length();
-                let normal = -v / distance;
-                let point = simplex.witnesses().1 - normal * margin_b;
-                let gap = distance - sigma;
-                let closing = -velocity.dot(normal);
-                if gap <= CAST_RELATIVE * sigma + REL_EPSILON * simplex.coordinate_scale() {
-                    // Within the tolerance: after a step, one more along this normal (Newton's,
-                    // exact for a face); at t = 0 the shapes are already within the target.
-                    let step = if last.is_some() && gap > 0.0 && closing > 0.0 {
-                        (gap / closing).min(max_t - t)
-                    } else {
-                        0.0
-                    };
-                    return Advance::Hit(CastHit2 { t: t + step, point: point + velocity * step, normal });
-                }
-                if !(closing > 0.0) {
-                    return Advance::Miss;
-                }
-                last = Some((t, point, normal));
-                t += gap / closing;
-                if !(t <= max_t && t < f32::INFINITY) {
-                    return Advance::Miss;
-                }
+            let Advance::Hit(hit) = finish(a, &moved, margin_b, velocity, t, Some((normal, point)), earlier)
+            else {
+                return Advance::Miss;
+            };
+            if let Some(before) = found {
+                // The final step's probe: kept if it is within the tolerance too.
+                return Advance::Hit(if gap.abs() <= tolerance { hit } else { before });
             }
+            if !(gap > 0.0 && closing > 0.0) {
+                return Advance::Hit(hit);
+            }
+            // One more step along this normal: Newton's, exact for a face; after a near miss it
+            // may jump past the closest approach, hence the check.
+            found = Some(hit);
+            t = (t + gap / closing).min(max_t);
+            continue;
+        }
+        if !(closing > 0.0) {
+            return Advance::Miss;
+        }
+        approach = Some(normal);
+        t += gap / closing;
+        if !(t <= max_t && t < f32::INFINITY) {
+            return Advance::Miss;
         }
     }
-    match last {
-        Some((at, point, normal)) => Advance::Hit(CastHit2 { t, point: point + velocity * (t - at), normal }),
-        None => Advance::Miss,
+    // The cap: the last time (early; the shapes are still apart).
+    let moved = Moved { shape: b, offset: velocity * t };
+    match found {
+        Some(hit) => Advance::Hit(hit),
+        None => finish(a, &moved, margin_b, velocity, t, None, [None, approach]),
     }
+}
+
+/// The hit at time `t` (B already moved): the normal is the candidate (GJK's at `t`, with B's
+/// witness, or those of earlier steps) along which the cores are separated most, among those B
+/// approaches along when there are any. Near contact GJK's direction is as good as the rounding
+/// of the support points allows, which for smooth cores at a distance near that rounding is
+/// poor; and rounding can take a thin core (a segment, a point) just past the other, flipping
+/// GJK's normal, which B then no longer approaches along. The point is B's witness for GJK's
+/// normal, else B's support point against the normal. A miss if that point is not finite.
+fn finish<A, B>(
+    a: &A,
+    b: &B,
+    margin_b: f32,
+    velocity: Vec2,
+    t: f32,
+    gjk: Option<(Vec2, Vec2)>,
+    earlier: [Option<Vec2>; 2],
+) -> Advance
+where
+    A: SupportMap2 + ?Sized,
+    B: SupportMap2 + ?Sized,
+{
+    let candidates = gjk.map(|(n, _)| n).into_iter().chain(earlier.into_iter().flatten());
+    let approaching = |n: &Vec2| -velocity.dot(*n) > 0.0;
+    let any_approaching = candidates.clone().any(|n| approaching(&n));
+    let separation = |n: Vec2| -n.dot(a.support(n) - b.support(-n));
+    let mut best: Option<(f32, Vec2)> = None;
+    for n in candidates.filter(|n| !any_approaching || approaching(n)) {
+        let s = separation(n);
+        if best.is_none_or(|(top, _)| s > top) {
+            best = Some((s, n));
+        }
+    }
+    let normal = best.map_or(Vec2::ZERO, |(_, n)| n);
+    let point = match gjk {
+        Some((n, point)) if n == normal => point,
+        _ => b.support(-normal) - normal * margin_b,
+    };
+    if point.is_finite() { Advance::Hit(CastHit2 { t, point, normal }) } else { Advance::Miss }
 }

@@ -3,11 +3,16 @@
 //! The expanding polygon: start from a triangle of `A - B` vertices that holds the origin (GJK's
 //! last simplex, grown when the cores only touch), take the edge closest to the origin, add the
 //! support point along its outward normal, and stop when that point is no farther out than the
-//! edge (polygons: a repeated vertex, exactly) or the edge is within [`EPA_RELATIVE`] of the
-//! polygon's size of it (smooth shapes). The new point replaces the chain of edges it sees, so the
-//! polygon stays convex (the vertices it hides are removed by exact orientation tests) and every
-//! edge distance stays a lower bound of the depth; the closest edge gives the depth, the normal
-//! and, through the origin's projection on it, the deepest points of both cores.
+//! edge (polygons: a repeated vertex, exactly) or within [`EPA_RELATIVE`] of the polygon's size
+//! of it (smooth shapes). The new point replaces the chain of edges it sees, so the polygon stays
+//! convex (the vertices it hides are removed by exact orientation tests) and its closest edge's
+//! distance is a lower bound of the depth, and every support value `h(n) = n·w` an upper bound.
+//! The answer is the converged edge's support value and normal (moving B by it separates the
+//! cores, up to rounding), with the deepest points from the origin's projection on the edge (the
+//! contact of the features it pairs). Where the depth varies slowly with the direction, many
+//! edges stay nearly as close and EPA may reach its cap first; it then answers the least upper
+//! bound found, which is close for the same reason, its points made exact by a few secant steps
+//! on the direction (see [`polish`]).
 
 use glam::Vec2;
 
@@ -20,9 +25,12 @@ use crate::shape::SupportMap2;
 const MAX_ITERATIONS: usize = 64;
 /// The polygon's capacity: the first triangle and one vertex per iteration.
 const MAX_VERTICES: usize = MAX_ITERATIONS + 3;
-/// The stopping tolerance: the new support point is within `EPA_RELATIVE` times the polygon's
-/// largest vertex of the closest edge's line. It bounds the depth error of smooth shapes.
+/// The stopping tolerance: the support value along the closest edge's normal is within
+/// `EPA_RELATIVE` times the polygon's largest coordinate of the edge's distance. It bounds the
+/// depth error of smooth shapes.
 const EPA_RELATIVE: f32 = 1e-6;
+/// Secant steps refining the direction of the answer at the cap (see [`polish`]).
+const POLISH_STEPS: usize = 8;
 /// A Minkowski difference thinner than this (relative to its vertices) has no interior.
 const FLAT_RELATIVE: f32 = 2.0 * REL_EPSILON;
 
@@ -62,11 +70,12 @@ impl Penetration2 {
 /// still overlap by up to their sum), EPA on the cores when they overlap.
 ///
 /// The separation is exact for polygons up to rounding; for smooth cores it is within `1e-6` of
-/// the distance when apart (see [`gjk_distance2`](super::gjk_distance2)) and at most `1e-6` of the
-/// Minkowski difference's size short of the depth when the cores overlap (EPA's tolerance; at its
-/// iteration cap, the closest edge found). Cores whose Minkowski difference has no interior (a
-/// segment touching a collinear segment, two points at one place) have depth 0 along a normal of
-/// the segment pointing from A's extent to B's (`(0, 1)` for two points).
+/// the distance when apart (see [`gjk_distance2`](super::gjk_distance2)), and when the cores
+/// overlap the depth is never less than the true one (moving B by it along the normal separates
+/// the cores) and at most `1e-6` of the coordinates more (EPA's tolerance; at EPA's iteration cap,
+/// the least found). Cores whose Minkowski difference has no interior (a segment touching a
+/// collinear segment, two points at one place) have depth 0 along a normal of the segment
+/// pointing from A's extent to B's (`(0, 1)` for two points).
 ///
 /// Bad input (a negative, NaN or infinite margin, a non-finite support point) gives
 /// `separation = ∞` with zero normal and points.
@@ -91,7 +100,13 @@ where
 }
 
 /// The contact of shapes whose cores overlap, from GJK's simplex holding the origin.
-pub(super) fn overlap_contact<A, B>(a: &A, margin_a: f32, b: &B, margin_b: f32, simplex: &Simplex2) -> Penetration2
+pub(super) fn overlap_contact<A, B>(
+    a: &A,
+    margin_a: f32,
+    b: &B,
+    margin_b: f32,
+    simplex: &Simplex2,
+) -> Penetration2
 where
     A: SupportMap2 + ?Sized,
     B: SupportMap2 + ?Sized,
@@ -160,7 +175,9 @@ impl Polygon {
     }
 
     fn closest_edge(&self) -> usize {
-        (0..self.len).min_by(|&i, &j| self.corners[i].distance.total_cmp(&self.corners[j].distance)).unwrap_or(0)
+        (0..self.len)
+            .min_by(|&i, &j| self.corners[i].distance.total_cmp(&self.corners[j].distance))
+            .unwrap_or(0)
     }
 
     fn remove(&mut self, i: usize) {
@@ -214,31 +231,85 @@ where
     };
     let mut polygon = Polygon::new(triangle);
     let mut scale = triangle.iter().fold(0.0f32, |m, v| m.max(v.w.abs().max_element()));
-    for _ in 0..MAX_ITERATIONS {
-        let best = polygon.closest_edge();
-        let Corner { normal, distance, .. } = polygon.corners[best];
+    // The least support value `h(n) = n·w` found (every one bounds the depth from above), with
+    // its normal and vertex, for the fallback at the cap.
+    let mut upper = (f32::INFINITY, Vec2::ZERO, triangle[0]);
+    for _ in 0..=MAX_ITERATIONS {
+        let edge = polygon.closest_edge();
+        let Corner { vertex: p, normal, distance } = polygon.corners[edge];
+        let q = polygon.corners[polygon.next(edge)].vertex;
         let vertex = support_vertex(a, b, normal)?;
         scale = scale.max(vertex.w.abs().max_element());
-        let gap = normal.dot(vertex.w) - distance;
-        let repeated = vertex.w == polygon.w(best) || vertex.w == polygon.w(polygon.next(best));
-        if !(gap > EPA_RELATIVE * scale) || repeated || polygon.len == MAX_VERTICES {
+        let support = normal.dot(vertex.w);
+        if support < upper.0 {
+            upper = (support, normal, vertex);
+        }
+        if !(support - distance > EPA_RELATIVE * scale) || vertex.w == p.w || vertex.w == q.w {
+            // Converged on this edge: the depth is between its distance and the support value
+            // (reported, so that moving by it separates). The origin's projection on the edge, as
+            // a weight along it, pairs the features the edge of `A - B` comes from: exact for
+            // polygons, within the tolerance of the surfaces for smooth shapes (the edge's sag
+            // is below it).
+            let e = q.w - p.w;
+            let ee = e.length_squared();
+            let t = if ee > 0.0 { (-p.w.dot(e) / ee).clamp(0.0, 1.0) } else { 0.0 };
+            let (point_a, depth) = (p.a.lerp(q.a, t), support.max(0.0));
+            return Some(CorePenetration { normal, depth, point_a, point_b: point_a - normal * depth });
+        }
+        if polygon.len == MAX_VERTICES {
             break;
         }
-        polygon.insert(best, vertex);
+        polygon.insert(edge, vertex);
     }
-    // The origin's projection on the closest edge, as a weight along it.
-    let best = polygon.closest_edge();
-    let Corner { vertex: p, normal, distance } = polygon.corners[best];
-    let q = polygon.corners[polygon.next(best)].vertex;
-    let e = q.w - p.w;
-    let ee = e.length_squared();
-    let t = if ee > 0.0 { (-p.w.dot(e) / ee).clamp(0.0, 1.0) } else { 0.0 };
-    Some(CorePenetration {
-        normal,
-        depth: distance.max(0.0),
-        point_a: p.a.lerp(q.a, t),
-        point_b: p.b.lerp(q.b, t),
-    })
+    // At the cap (a depth varying slowly with the direction, where many edges are nearly as
+    // close): the least upper bound, any direction near the best being nearly as good.
+    let (depth, normal, vertex) = polish(a, b, upper, scale, EPA_RELATIVE * scale)?;
+    let depth = depth.max(0.0);
+    Some(CorePenetration { normal, depth, point_a: vertex.a, point_b: vertex.a - normal * depth })
+}
+
+/// Refines the direction of a depth found on smooth cores. The depth along the direction at
+/// angle `θ` is the support value `h(θ) = n·w`, whose derivative is the support point's
+/// tangential component `g = n⊥·w` (the envelope theorem); the deepest points are exact where it
+/// vanishes, and a direction off by `δ` misplaces them by about `h'' δ` while changing the depth
+/// only by `h'' δ² / 2`, so EPA's answer needs this last step for its points. Secant steps on `g`
+/// (the first one taking the polygon's size as `h''`, each at most 0.25 rad), keeping the least
+/// `h` found, until `|g|` is within the tolerance.
+fn polish<A, B>(
+    a: &A,
+    b: &B,
+    start: (f32, Vec2, Vertex2),
+    scale: f32,
+    tolerance: f32,
+) -> Option<(f32, Vec2, Vertex2)>
+where
+    A: SupportMap2 + ?Sized,
+    B: SupportMap2 + ?Sized,
+{
+    let mut best = start;
+    let mut n = start.1;
+    let mut g = n.perp().dot(start.2.w);
+    let mut step = -g / scale;
+    for _ in 0..POLISH_STEPS {
+        if !(g.abs() > tolerance) {
+            break;
+        }
+        let turn = step.clamp(-0.25, 0.25);
+        let (sin, cos) = turn.sin_cos();
+        let next = (n * cos + n.perp() * sin).normalize_or_zero();
+        let vertex = support_vertex(a, b, next)?;
+        let h = next.dot(vertex.w);
+        if h < best.0 {
+            best = (h, next, vertex);
+        }
+        let next_g = next.perp().dot(vertex.w);
+        let slope = (next_g - g) / turn;
+        if !(slope != 0.0 && slope.is_finite()) {
+            break;
+        }
+        (n, g, step) = (next, next_g, -next_g / slope);
+    }
+    Some(best)
 }
 
 /// A counter-clockwise triangle of `A - B` vertices holding the origin, grown from GJK's simplex
