@@ -99,8 +99,9 @@ fn max_abs_finite(values: &[f32]) -> f32 {
 pub(super) fn largest_stretch2(m: &Mat2) -> f32 {
     let (a, c) = (f64::from(m.x_axis.x), f64::from(m.x_axis.y));
     let (b, d) = (f64::from(m.y_axis.x), f64::from(m.y_axis.y));
-    let rotation = (a + d).hypot(c - b);
-    let reflection = (a - d).hypot(b + c);
+    // Squares of f32 values cannot overflow f64: no need for `hypot`.
+    let rotation = ((a + d).powi(2) + (c - b).powi(2)).sqrt();
+    let reflection = ((a - d).powi(2) + (b + c).powi(2)).sqrt();
     ((rotation + reflection) * 0.5 * (1.0 + 2e-7)) as f32
 }
 
