@@ -6,10 +6,12 @@
 //! across a 240 × 120 field, their joint angles sines of time (amplitudes 0.2 to 0.8 radians,
 //! 0.3 to 1 cycles per second, per skeleton and bone), their roots swaying; the bullets (radius
 //! 0.1 to 0.25) fly straight at 15 to 40 units per second, wrapping around the field. Each
-//! frame's local transforms (angle and offset of each bone), root placements and bullets (centre,
-//! radius, displacement over the frame: the capsule it sweeps) are computed once, for
-//! [`FRAMES`] frames at 60 per second; a side replays them forward, backward, forward (a
-//! ping-pong), each with its own cursor. About 90 bullet-bone pairs touch per frame.
+//! frame's bone placements (a turn and an offset, as glam's `Affine2` for kollide and as parry's
+//! `Pose` for parry, both made from the same angle and offset), root placements and bullets
+//! (centre, radius, displacement over the frame: the capsule it sweeps) are computed once, for
+//! [`FRAMES`] frames at 60 per second: the replayed animation. A side replays them forward,
+//! backward, forward (a ping-pong), each with its own cursor. About 90 bullet-bone pairs touch
+//! per frame.
 //!
 //! One timed frame:
 //!
@@ -119,10 +121,12 @@ impl Joint {
     }
 }
 
-/// One frame of the scene: `joints[s * 16 + b]` is bone `b` of skeleton `s` (the root's joint
-/// is its world placement), and the bullets.
+/// One frame of the scene, in each side's types: `affines[s * 16 + b]` and `poses[s * 16 + b]`
+/// place bone `b` of skeleton `s` (the root's is its world placement), from the same [`Joint`];
+/// and the bullets.
 struct Frame {
-    joints: Vec<Joint>,
+    affines: Vec<Affine2>,
+    poses: Vec<Pose>,
     bullets: Vec<MovingBall2>,
 }
 
@@ -178,7 +182,7 @@ fn scene(seed: u64) -> Vec<Frame> {
                     displacement: velocity * DT,
                 })
                 .collect();
-            Frame { joints, bullets }
+            Frame { affines: joints.iter().map(Joint::affine).collect(), poses: joints.iter().map(Joint::pose).collect(), bullets }
         })
         .collect()
 }
@@ -228,13 +232,11 @@ impl KollideSide {
     fn step(&mut self, frames: &[Frame]) -> usize {
         self.steps += 1;
         let frame = &frames[frame_of(self.steps)];
-        for (skeleton, joints) in self.skeletons.iter_mut().zip(frame.joints.chunks_exact(BONES.len())) {
-            // The root's joint is its world placement; its local map stays the identity.
-            for (local, joint) in skeleton.locals_mut().iter_mut().zip(joints).skip(1) {
-                *local = joint.affine();
-            }
+        for (skeleton, affines) in self.skeletons.iter_mut().zip(frame.affines.chunks_exact(BONES.len())) {
+            // The root's placement is its world placement; its local map stays the identity.
+            skeleton.locals_mut()[1..].copy_from_slice(&affines[1..]);
             if self.mode == Mode::Update {
-                skeleton.update(&joints[0].affine());
+                skeleton.update(&affines[0]);
             }
         }
         match self.mode {
@@ -255,8 +257,8 @@ fn per_node(skeletons: &[Skeleton2], frame: &Frame, hits: &mut Vec<SkeletonHit>)
     hits.clear();
     for (bullet, b) in frame.bullets.iter().zip(0u32..) {
         let (p0, p1) = (bullet.center.extend(0.0), (bullet.center + bullet.displacement).extend(0.0));
-        for ((skeleton, joints), s) in skeletons.iter().zip(frame.joints.chunks_exact(BONES.len())).zip(0u32..) {
-            let root = joints[0].affine();
+        for ((skeleton, affines), s) in skeletons.iter().zip(frame.affines.chunks_exact(BONES.len())).zip(0u32..) {
+            let root = affines[0];
             for node in 0..skeleton.len() as u32 {
                 let Some(NodeVolume::Ball { radius }) = skeleton.volume(node) else { continue };
                 let mut world = skeleton.locals()[node as usize];
@@ -302,9 +304,9 @@ impl ParrySide {
         self.steps += 1;
         let frame = &frames[frame_of(self.steps)];
         let n = BONES.len();
-        for (world, joints) in self.world.chunks_exact_mut(n).zip(frame.joints.chunks_exact(n)) {
+        for (world, poses) in self.world.chunks_exact_mut(n).zip(frame.poses.chunks_exact(n)) {
             for (b, bone) in BONES.iter().enumerate() {
-                let local = joints[b].pose();
+                let local = poses[b];
                 world[b] = match bone.parent {
                     None => local,
                     Some(p) => world[p as usize] * local,

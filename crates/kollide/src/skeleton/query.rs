@@ -66,6 +66,10 @@ pub struct SkeletonRayHit {
 /// the projectile's box's reach on that axis (two binary searches), tests their boxes, and tests
 /// the node volumes of those that overlap with the exact tests. Boxes are padded (see
 /// [`Skeleton::bounds`]) so that no hit of the exact tests is lost to rounding.
+///
+/// The sort is redone by every query, from nothing: animated skeletons all move every frame and
+/// each is queried once per frame, so the incremental structures of [`crate::broad`] would pay for
+/// updates (re-insertion, fattened bounds) that a sort of a few hundred boxes does not.
 #[derive(Clone, Debug)]
 pub struct SkeletonQuery<D: SkeletonSpace> {
     axis: usize,
