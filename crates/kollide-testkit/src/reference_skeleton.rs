@@ -25,7 +25,10 @@ pub trait RefSpace: SkeletonSpace {
 impl RefSpace for D2 {
     fn parts(t: &Affine2) -> ([DVec3; 3], DVec3) {
         let m = t.matrix2;
-        ([m.x_axis.extend(0.0).as_dvec3(), m.y_axis.extend(0.0).as_dvec3(), DVec3::ZERO], Self::wide(t.translation))
+        (
+            [m.x_axis.extend(0.0).as_dvec3(), m.y_axis.extend(0.0).as_dvec3(), DVec3::ZERO],
+            Self::wide(t.translation),
+        )
     }
 
     fn wide(v: glam::Vec2) -> DVec3 {
@@ -83,16 +86,14 @@ pub fn spectral_norm(columns: &[DVec3; 3]) -> f64 {
             let t = if theta == 0.0 { 1.0 } else { t };
             let c = 1.0 / (t * t + 1.0).sqrt();
             let s = t * c;
-            for k in 0..3 {
-                let (gkp, gkq) = (g[k][p], g[k][q]);
-                g[k][p] = c * gkp - s * gkq;
-                g[k][q] = s * gkp + c * gkq;
+            for row in g.iter_mut() {
+                let (gkp, gkq) = (row[p], row[q]);
+                row[p] = c * gkp - s * gkq;
+                row[q] = s * gkp + c * gkq;
             }
-            for k in 0..3 {
-                let (gpk, gqk) = (g[p][k], g[q][k]);
-                g[p][k] = c * gpk - s * gqk;
-                g[q][k] = s * gpk + c * gqk;
-            }
+            let (row_p, row_q) = (g[p], g[q]);
+            g[p] = std::array::from_fn(|k| c * row_p[k] - s * row_q[k]);
+            g[q] = std::array::from_fn(|k| s * row_p[k] + c * row_q[k]);
         }
     }
     g[0][0].max(g[1][1]).max(g[2][2]).max(0.0).sqrt()
@@ -125,7 +126,9 @@ pub fn world_volume<D: RefSpace>(volume: NodeVolume, world: &D::Transform) -> Op
     let stretch = spectral_norm(&columns);
     let v = match volume {
         NodeVolume::None => return None,
-        NodeVolume::Ball { radius } => RefVolume::Ball { center: origin, radius: f64::from(radius) * stretch },
+        NodeVolume::Ball { radius } => {
+            RefVolume::Ball { center: origin, radius: f64::from(radius) * stretch }
+        }
         NodeVolume::Capsule { half_height, radius } => {
             let half = columns[1] * f64::from(half_height);
             RefVolume::Capsule { a: origin - half, b: origin + half, radius: f64::from(radius) * stretch }

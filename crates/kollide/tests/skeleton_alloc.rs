@@ -9,8 +9,8 @@ use std::cell::Cell;
 use glam::{Affine2, Affine3A, Quat, Vec2, Vec3};
 use kollide::math::{Ray2, Ray3};
 use kollide::skeleton::{
-    MovingBall2, MovingBall3, NodeVolume, RayProjectile2, RayProjectile3, Skeleton2, Skeleton3, SkeletonNode2,
-    SkeletonNode3, SkeletonQuery2, SkeletonQuery3,
+    MovingBall2, MovingBall3, NodeVolume, RayProjectile2, RayProjectile3, Skeleton2, Skeleton3,
+    SkeletonNode2, SkeletonNode3, SkeletonQuery2, SkeletonQuery3,
 };
 
 /// The system allocator, counting the allocations (and reallocations) made while this
@@ -146,14 +146,27 @@ fn update_and_queries_allocate_nothing_after_the_first_frames() {
     // 3D: the same skeletons standing in space, turned about y.
     let nodes3: Vec<SkeletonNode3> = nodes
         .iter()
-        .map(|n| SkeletonNode3 { parent: n.parent, local: Affine3A::from_translation(Vec3::Y * 0.5), volume: n.volume })
+        .map(|n| SkeletonNode3 {
+            parent: n.parent,
+            local: Affine3A::from_translation(Vec3::Y * 0.5),
+            volume: n.volume,
+        })
         .collect();
     let mut skeletons3: Vec<Skeleton3> = (0..20).map(|_| Skeleton3::new(&nodes3).unwrap()).collect();
-    let bullets3: Vec<MovingBall3> =
-        bullets.iter().map(|b| MovingBall3 { center: b.center.extend(0.0), radius: 0.1, displacement: b.displacement.extend(0.1) }).collect();
+    let bullets3: Vec<MovingBall3> = bullets
+        .iter()
+        .map(|b| MovingBall3 {
+            center: b.center.extend(0.0),
+            radius: 0.1,
+            displacement: b.displacement.extend(0.1),
+        })
+        .collect();
     let rays3: Vec<RayProjectile3> = rays
         .iter()
-        .map(|r| RayProjectile3 { ray: Ray3::new(r.ray.origin.extend(0.0), r.ray.dir.extend(0.0)), max_t: r.max_t })
+        .map(|r| RayProjectile3 {
+            ray: Ray3::new(r.ray.origin.extend(0.0), r.ray.dir.extend(0.0)),
+            max_t: r.max_t,
+        })
         .collect();
     let mut query3 = SkeletonQuery3::new();
     let (mut hits3, mut ray_hits3) = (Vec::new(), Vec::new());

@@ -23,9 +23,9 @@ use kollide::bounds::{Circle, Sphere};
 use kollide::broad::BroadBounds;
 use kollide::math::{Ray2, Ray3};
 use kollide::skeleton::{
-    D2, D3, MovingBall, MovingBall2, MovingBall3, NodeVolume, RayProjectile, RayProjectile2, Skeleton, Skeleton2,
-    Skeleton3, SkeletonError, SkeletonHit, SkeletonNode, SkeletonNode2, SkeletonNode3, SkeletonQuery,
-    SkeletonQuery2, SkeletonQuery3, SkeletonRayHit, SkeletonSpace,
+    D2, D3, MovingBall, MovingBall2, MovingBall3, NodeVolume, RayProjectile, RayProjectile2, Skeleton,
+    Skeleton2, Skeleton3, SkeletonError, SkeletonHit, SkeletonNode, SkeletonNode2, SkeletonNode3,
+    SkeletonQuery, SkeletonQuery2, SkeletonQuery3, SkeletonRayHit, SkeletonSpace,
 };
 use kollide_testkit::cases;
 use kollide_testkit::random::{self, TestRng};
@@ -150,7 +150,8 @@ impl<D: Gen> Scene<D> {
     /// Up to 5 skeletons (one scene in 20 a crowd of 10 to 40), built with one set of locals,
     /// then given new ones (as an animation would) and updated.
     fn random(rng: &mut TestRng) -> Self {
-        let count = if rng.random_range(0..20) == 0 { rng.random_range(10..=40) } else { rng.random_range(1..=5) };
+        let count =
+            if rng.random_range(0..20) == 0 { rng.random_range(10..=40) } else { rng.random_range(1..=5) };
         let mut scene = Scene { nodes: Vec::new(), roots: Vec::new(), skeletons: Vec::new() };
         for _ in 0..count {
             let mut nodes = random_nodes::<D>(rng);
@@ -203,13 +204,22 @@ fn check_world_volumes<D: Gen>(seed: u64) {
                 .iter()
                 .enumerate()
                 .filter_map(|(i, n)| {
-                    kollide_testkit::reference_skeleton::world_volume::<D>(n.volume, &world[i]).map(|v| (i as u32, v))
+                    kollide_testkit::reference_skeleton::world_volume::<D>(n.volume, &world[i])
+                        .map(|v| (i as u32, v))
                 })
                 .collect();
             let mut ours: Vec<(u32, Vec<f64>, Vec<f64>, f64)> = Vec::new();
-            ours.extend(skeleton.balls().iter().map(|b| (b.node, D::coords(b.center), D::coords(b.center), f64::from(b.radius))));
             ours.extend(
-                skeleton.capsules().iter().map(|c| (c.node, D::coords(c.a), D::coords(c.b), f64::from(c.radius))),
+                skeleton
+                    .balls()
+                    .iter()
+                    .map(|b| (b.node, D::coords(b.center), D::coords(b.center), f64::from(b.radius))),
+            );
+            ours.extend(
+                skeleton
+                    .capsules()
+                    .iter()
+                    .map(|c| (c.node, D::coords(c.a), D::coords(c.b), f64::from(c.radius))),
             );
             ours.sort_by_key(|v| v.0);
             assert_eq!(ours.len(), expected.len(), "case {case}: volume count");
@@ -220,7 +230,10 @@ fn check_world_volumes<D: Gen>(seed: u64) {
                 let (ra, rb, rr) = volume.core();
                 let (ra, rb) = ([ra.x, ra.y, ra.z], [rb.x, rb.y, rb.z]);
                 for k in 0..3 {
-                    assert!(close(a[k], ra[k], 1e-6) && close(b[k], rb[k], 1e-6), "case {case}: node {node} ends");
+                    assert!(
+                        close(a[k], ra[k], 1e-6) && close(b[k], rb[k], 1e-6),
+                        "case {case}: node {node} ends"
+                    );
                 }
                 assert!(
                     *radius >= rr * (1.0 - 1e-9) && *radius <= rr * (1.0 + 2.5e-5) + 1e-30,
@@ -233,11 +246,12 @@ fn check_world_volumes<D: Gen>(seed: u64) {
                 scaled += usize::from((rr - f64::from(nodes[*node as usize].volume_radius())).abs() > 1e-3);
                 // The bounds contain the volume, in exact arithmetic on the stored values.
                 for end in [a, b] {
-                    for k in 0..<D::Aabb as BroadBounds>::DIM {
-                        assert!(f64::from(bounds.lo(k)) <= end[k] - radius, "case {case}: box");
-                        assert!(f64::from(bounds.hi(k)) >= end[k] + radius, "case {case}: box");
+                    for (k, x) in end.iter().enumerate().take(<D::Aabb as BroadBounds>::DIM) {
+                        assert!(f64::from(bounds.lo(k)) <= x - radius, "case {case}: box");
+                        assert!(f64::from(bounds.hi(k)) >= x + radius, "case {case}: box");
                     }
-                    let reach: f64 = end.iter().zip(&ball_center).map(|(x, c)| (x - c).powi(2)).sum::<f64>().sqrt();
+                    let reach: f64 =
+                        end.iter().zip(&ball_center).map(|(x, c)| (x - c).powi(2)).sum::<f64>().sqrt();
                     assert!(reach + radius <= ball_radius, "case {case}: bounding ball");
                 }
             }
@@ -246,7 +260,10 @@ fn check_world_volumes<D: Gen>(seed: u64) {
             }
         }
     }
-    assert!(balls > 10_000 && capsules > 10_000 && scaled > 5_000, "{balls} balls, {capsules} capsules, {scaled} scaled");
+    assert!(
+        balls > 10_000 && capsules > 10_000 && scaled > 5_000,
+        "{balls} balls, {capsules} capsules, {scaled} scaled"
+    );
 }
 
 /// A node volume's radius (0 without one).
@@ -419,7 +436,11 @@ fn a_ball_under_a_non_uniform_scale_gets_the_radius_of_the_largest_stretch() {
     let map = Affine2::from_angle(0.4) * Affine2::from_scale(Vec2::new(3.0, 0.5));
     let mut skeleton = Skeleton2::new(&[
         node2(None, map, NodeVolume::Ball { radius: 2.0 }),
-        node2(Some(0), Affine2::from_translation(Vec2::new(1.0, 0.0)), NodeVolume::Capsule { half_height: 1.0, radius: 0.5 }),
+        node2(
+            Some(0),
+            Affine2::from_translation(Vec2::new(1.0, 0.0)),
+            NodeVolume::Capsule { half_height: 1.0, radius: 0.5 },
+        ),
     ])
     .unwrap();
     skeleton.update(&Affine2::from_translation(Vec2::new(10.0, 0.0)));
@@ -442,12 +463,21 @@ fn a_ball_under_a_non_uniform_scale_gets_the_radius_of_the_largest_stretch() {
     assert!(capsule.a.distance(at(-1.0)) < 1e-5 && capsule.b.distance(at(1.0)) < 1e-5);
     assert!(capsule.radius >= 1.5 && capsule.radius <= 1.5 * (1.0 + 1e-6));
     // A uniform scale is exact: the radius is the scale times the radius.
-    let uniform = Affine3A::from_scale_rotation_translation(Vec3::splat(2.5), Quat::from_rotation_y(0.3), Vec3::ZERO);
-    let sphere = Skeleton3::new(&[SkeletonNode3 { parent: None, local: uniform, volume: NodeVolume::Ball { radius: 1.0 } }])
-        .unwrap()
-        .balls()[0];
+    let uniform =
+        Affine3A::from_scale_rotation_translation(Vec3::splat(2.5), Quat::from_rotation_y(0.3), Vec3::ZERO);
+    let sphere = Skeleton3::new(&[SkeletonNode3 {
+        parent: None,
+        local: uniform,
+        volume: NodeVolume::Ball { radius: 1.0 },
+    }])
+    .unwrap()
+    .balls()[0];
     assert!(sphere.radius >= 2.5 && sphere.radius <= 2.5 * (1.0 + 2e-5), "{}", sphere.radius);
-    let columns = [uniform.matrix3.x_axis.as_dvec3(), uniform.matrix3.y_axis.as_dvec3(), uniform.matrix3.z_axis.as_dvec3()];
+    let columns = [
+        uniform.matrix3.x_axis.as_dvec3(),
+        uniform.matrix3.y_axis.as_dvec3(),
+        uniform.matrix3.z_axis.as_dvec3(),
+    ];
     assert!((spectral_norm(&columns) - 2.5).abs() < 1e-6);
 }
 
@@ -457,28 +487,56 @@ fn construction_refuses_bad_parents_and_volumes() {
     let ball = NodeVolume::Ball { radius: 1.0 };
     let cases = [
         (vec![node2(Some(0), id, ball)], SkeletonError::ParentNotBefore { node: 0, parent: 0 }),
-        (vec![node2(None, id, ball), node2(Some(2), id, ball), node2(None, id, ball)], SkeletonError::ParentNotBefore { node: 1, parent: 2 }),
-        (vec![node2(None, id, ball), node2(Some(u32::MAX), id, ball)], SkeletonError::ParentNotBefore { node: 1, parent: u32::MAX }),
-        (vec![node2(None, id, NodeVolume::Ball { radius: f32::NAN })], SkeletonError::InvalidVolume { node: 0 }),
-        (vec![node2(None, id, ball), node2(Some(0), id, NodeVolume::Ball { radius: -0.5 })], SkeletonError::InvalidVolume { node: 1 }),
-        (vec![node2(None, id, NodeVolume::Ball { radius: f32::INFINITY })], SkeletonError::InvalidVolume { node: 0 }),
-        (vec![node2(None, id, NodeVolume::Capsule { half_height: f32::NAN, radius: 1.0 })], SkeletonError::InvalidVolume { node: 0 }),
-        (vec![node2(None, id, NodeVolume::Capsule { half_height: 1.0, radius: -1.0 })], SkeletonError::InvalidVolume { node: 0 }),
-        (vec![node2(None, id, NodeVolume::Capsule { half_height: f32::INFINITY, radius: 1.0 })], SkeletonError::InvalidVolume { node: 0 }),
+        (
+            vec![node2(None, id, ball), node2(Some(2), id, ball), node2(None, id, ball)],
+            SkeletonError::ParentNotBefore { node: 1, parent: 2 },
+        ),
+        (
+            vec![node2(None, id, ball), node2(Some(u32::MAX), id, ball)],
+            SkeletonError::ParentNotBefore { node: 1, parent: u32::MAX },
+        ),
+        (
+            vec![node2(None, id, NodeVolume::Ball { radius: f32::NAN })],
+            SkeletonError::InvalidVolume { node: 0 },
+        ),
+        (
+            vec![node2(None, id, ball), node2(Some(0), id, NodeVolume::Ball { radius: -0.5 })],
+            SkeletonError::InvalidVolume { node: 1 },
+        ),
+        (
+            vec![node2(None, id, NodeVolume::Ball { radius: f32::INFINITY })],
+            SkeletonError::InvalidVolume { node: 0 },
+        ),
+        (
+            vec![node2(None, id, NodeVolume::Capsule { half_height: f32::NAN, radius: 1.0 })],
+            SkeletonError::InvalidVolume { node: 0 },
+        ),
+        (
+            vec![node2(None, id, NodeVolume::Capsule { half_height: 1.0, radius: -1.0 })],
+            SkeletonError::InvalidVolume { node: 0 },
+        ),
+        (
+            vec![node2(None, id, NodeVolume::Capsule { half_height: f32::INFINITY, radius: 1.0 })],
+            SkeletonError::InvalidVolume { node: 0 },
+        ),
     ];
     for (nodes, error) in cases {
         assert_eq!(Skeleton2::new(&nodes).unwrap_err(), error, "{nodes:?}");
         assert!(!error.to_string().is_empty());
     }
     // Zero sizes are valid: a point and a segment.
-    let zero = [node2(None, id, NodeVolume::Ball { radius: 0.0 }), node2(Some(0), id, NodeVolume::Capsule { half_height: 0.0, radius: 0.0 })];
+    let zero = [
+        node2(None, id, NodeVolume::Ball { radius: 0.0 }),
+        node2(Some(0), id, NodeVolume::Capsule { half_height: 0.0, radius: 0.0 }),
+    ];
     assert!(Skeleton2::new(&zero).is_ok());
 }
 
 #[test]
 fn an_empty_skeleton_has_empty_bounds_and_is_never_hit() {
     let mut empty = Skeleton2::new(&[]).unwrap();
-    assert!(empty.is_empty() && empty.len() == 0);
+    assert!(empty.is_empty());
+    assert_eq!(empty.len(), 0);
     assert_eq!(empty.update(&Affine2::from_translation(Vec2::ONE)), 0);
     assert!(empty.bounds().is_empty_box() && empty.bounding_ball().radius < 0.0);
     assert!(empty.balls().is_empty() && empty.capsules().is_empty() && empty.world_transforms().is_empty());
@@ -499,8 +557,12 @@ fn an_empty_skeleton_has_empty_bounds_and_is_never_hit() {
 fn chain(at: Vec2) -> Skeleton2 {
     let step = Affine2::from_translation(Vec2::X);
     let ball = NodeVolume::Ball { radius: 0.25 };
-    let mut skeleton =
-        Skeleton2::new(&[node2(None, Affine2::IDENTITY, ball), node2(Some(0), step, ball), node2(Some(1), step, ball)]).unwrap();
+    let mut skeleton = Skeleton2::new(&[
+        node2(None, Affine2::IDENTITY, ball),
+        node2(Some(0), step, ball),
+        node2(Some(1), step, ball),
+    ])
+    .unwrap();
     skeleton.update(&Affine2::from_translation(at));
     skeleton
 }
@@ -599,13 +661,19 @@ fn hits_are_ordered_by_projectile_then_skeleton_then_node_with_balls_and_capsule
     let capsule = NodeVolume::Capsule { half_height: 0.2, radius: 0.3 };
     let step = Affine2::from_translation(Vec2::X);
     // Nodes 0, 2 are capsules, 1, 3 balls: the hits interleave the two arrays.
-    let nodes = [node2(None, Affine2::IDENTITY, capsule), node2(Some(0), step, ball), node2(Some(1), step, capsule), node2(Some(2), step, ball)];
+    let nodes = [
+        node2(None, Affine2::IDENTITY, capsule),
+        node2(Some(0), step, ball),
+        node2(Some(1), step, capsule),
+        node2(Some(2), step, ball),
+    ];
     let mut skeletons: Vec<Skeleton2> = (0..3).map(|_| Skeleton2::new(&nodes).unwrap()).collect();
     // Skeleton 2 left of skeleton 0, skeleton 1 far away: the sweep order differs from the index order.
     for (s, x) in skeletons.iter_mut().zip([5.0, 100.0, -5.0]) {
         s.update(&Affine2::from_translation(Vec2::new(x, 0.0)));
     }
-    let across = MovingBall2 { center: Vec2::new(-10.0, 0.0), radius: 0.1, displacement: Vec2::new(20.0, 0.0) };
+    let across =
+        MovingBall2 { center: Vec2::new(-10.0, 0.0), radius: 0.1, displacement: Vec2::new(20.0, 0.0) };
     let first_node = MovingBall2 { center: Vec2::new(5.0, 0.0), radius: 0.05, displacement: Vec2::ZERO };
     let mut query = SkeletonQuery2::new();
     let mut hits = Vec::new();
@@ -634,7 +702,11 @@ fn three_d_queries_use_spheres_and_capsules() {
     let mut query = SkeletonQuery3::new();
     let mut hits = Vec::new();
     let down = MovingBall3 { center: Vec3::new(2.0, 1.5, 1.0), radius: 0.25, displacement: Vec3::ZERO };
-    let past = MovingBall3 { center: Vec3::new(-3.0, 0.0, 1.8), radius: 0.25, displacement: Vec3::new(6.0, 0.0, 0.0) };
+    let past = MovingBall3 {
+        center: Vec3::new(-3.0, 0.0, 1.8),
+        radius: 0.25,
+        displacement: Vec3::new(6.0, 0.0, 0.0),
+    };
     query.moving_balls(&[&skeleton], &[down, past], &mut hits);
     let got: Vec<_> = hits.iter().map(|h| (h.projectile, h.node)).collect();
     // `down` touches the capsule's top exactly (1 + 0.25 + 0.25 = 1.5); `past` runs 0.8 above

@@ -148,7 +148,8 @@ fn scene(seed: u64) -> Vec<Frame> {
     let walkers: Vec<Walker> = (0..SKELETONS)
         .map(|_| Walker {
             start: random::point2(&mut rng, 1.0) * FIELD,
-            velocity: Vec2::from_angle(rng.random_range(0.0..std::f32::consts::TAU)) * rng.random_range(1.0..3.0),
+            velocity: Vec2::from_angle(rng.random_range(0.0..std::f32::consts::TAU))
+                * rng.random_range(1.0..3.0),
             omega: std::f32::consts::TAU * rng.random_range(0.3..1.0),
             amplitude: std::array::from_fn(|_| rng.random_range(0.2..0.8)),
             phase: std::array::from_fn(|_| rng.random_range(0.0..std::f32::consts::TAU)),
@@ -182,7 +183,11 @@ fn scene(seed: u64) -> Vec<Frame> {
                     displacement: velocity * DT,
                 })
                 .collect();
-            Frame { affines: joints.iter().map(Joint::affine).collect(), poses: joints.iter().map(Joint::pose).collect(), bullets }
+            Frame {
+                affines: joints.iter().map(Joint::affine).collect(),
+                poses: joints.iter().map(Joint::pose).collect(),
+                bullets,
+            }
         })
         .collect()
 }
@@ -257,7 +262,9 @@ fn per_node(skeletons: &[Skeleton2], frame: &Frame, hits: &mut Vec<SkeletonHit>)
     hits.clear();
     for (bullet, b) in frame.bullets.iter().zip(0u32..) {
         let (p0, p1) = (bullet.center.extend(0.0), (bullet.center + bullet.displacement).extend(0.0));
-        for ((skeleton, affines), s) in skeletons.iter().zip(frame.affines.chunks_exact(BONES.len())).zip(0u32..) {
+        for ((skeleton, affines), s) in
+            skeletons.iter().zip(frame.affines.chunks_exact(BONES.len())).zip(0u32..)
+        {
             let root = affines[0];
             for node in 0..skeleton.len() as u32 {
                 let Some(NodeVolume::Ball { radius }) = skeleton.volume(node) else { continue };
@@ -315,7 +322,10 @@ impl ParrySide {
         }
         self.compounds.clear();
         for world in self.world.chunks_exact(n) {
-            let parts = world.iter().zip(&self.balls).map(|(pose, ball)| (Pose::from_translation(pose.translation), ball.clone()));
+            let parts = world
+                .iter()
+                .zip(&self.balls)
+                .map(|(pose, ball)| (Pose::from_translation(pose.translation), ball.clone()));
             self.compounds.push(Compound::new(parts.collect()));
         }
         let bvh = Bvh::from_iter(
@@ -381,8 +391,13 @@ impl Prepared for Bullets {
 
     /// Steps both sides `items` frames; a frame agrees when both report the same set of hits.
     fn check(&self) -> Agreement {
-        let mut agreement =
-            Agreement { items: self.items, kollide_hits: 0, peer_hits: 0, mismatches: 0, first_mismatch: None };
+        let mut agreement = Agreement {
+            items: self.items,
+            kollide_hits: 0,
+            peer_hits: 0,
+            mismatches: 0,
+            first_mismatch: None,
+        };
         let (mut total, mut differ) = (0, 0);
         for i in 0..self.items {
             let k = self.kollide.borrow_mut().step(&self.frames);

@@ -195,7 +195,9 @@ impl<D: SkeletonSpace> Skeleton<D> {
             match n.volume {
                 NodeVolume::None => {}
                 NodeVolume::Ball { radius } if valid_size(radius) => ball_nodes.push((node, radius)),
-                NodeVolume::Capsule { half_height, radius } if valid_size(half_height) && valid_size(radius) => {
+                NodeVolume::Capsule { half_height, radius }
+                    if valid_size(half_height) && valid_size(radius) =>
+                {
                     capsule_nodes.push((node, half_height, radius))
                 }
                 _ => return Err(SkeletonError::InvalidVolume { node }),
@@ -207,7 +209,10 @@ impl<D: SkeletonSpace> Skeleton<D> {
             locals: nodes.iter().map(|n| n.local).collect(),
             volumes: nodes.iter().map(|n| n.volume).collect(),
             world: vec![D::IDENTITY; nodes.len()],
-            balls: ball_nodes.iter().map(|&(node, _)| WorldBall { center: nan, radius: f32::NAN, node }).collect(),
+            balls: ball_nodes
+                .iter()
+                .map(|&(node, _)| WorldBall { center: nan, radius: f32::NAN, node })
+                .collect(),
             capsules: capsule_nodes
                 .iter()
                 .map(|&(node, ..)| WorldCapsule { a: nan, b: nan, radius: f32::NAN, node })

@@ -303,7 +303,11 @@ mod tests {
 
     fn two_ball_skeleton(at: Vec2) -> Skeleton2 {
         let mut skeleton = Skeleton2::new(&[
-            SkeletonNode2 { parent: None, local: Affine2::IDENTITY, volume: NodeVolume::Ball { radius: 1.0 } },
+            SkeletonNode2 {
+                parent: None,
+                local: Affine2::IDENTITY,
+                volume: NodeVolume::Ball { radius: 1.0 },
+            },
             SkeletonNode2 {
                 parent: Some(0),
                 local: Affine2::from_translation(Vec2::new(3.0, 0.0)),

@@ -335,7 +335,10 @@ mod tests {
         for m in cases2 {
             let exact = sampled_stretch(&[m.x_axis.extend(0.0), m.y_axis.extend(0.0)]);
             let bound = f64::from(largest_stretch2(&m));
-            assert!(bound >= exact * (1.0 - 1e-8) && bound <= exact * (1.0 + 1e-6) + 1e-30, "{m}: {bound} {exact}");
+            assert!(
+                bound >= exact * (1.0 - 1e-8) && bound <= exact * (1.0 + 1e-6) + 1e-30,
+                "{m}: {bound} {exact}"
+            );
         }
         let r = Mat3A::from_quat(Quat::from_rotation_y(1.1) * Quat::from_rotation_x(0.4));
         let cases3 = [
