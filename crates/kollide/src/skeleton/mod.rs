@@ -42,6 +42,8 @@
 //! - Queries skip projectiles with a non-finite field or a negative radius, and rays that break
 //!   the primitive ray contract (`crate::primitive#ray-casts`: a zero direction, a negative or
 //!   NaN `max_t`): they hit nothing.
+//! - As for the primitive tests, coordinates, radii and displacements are assumed small enough
+//!   that their squares stay finite (below about `1e18`); beyond that a query may miss.
 
 mod query;
 mod space;
