@@ -15,8 +15,8 @@
 //! vector. The skeletons' boxes go through a sort-and-sweep broad phase, then the node volumes
 //! through exact primitive tests.
 //!
-//! This is the design of P. Scharf, "Optimising animation based collision volumes" (`GameDev<T>`,
-//! 2016): compute world volumes once per frame, root to leaf, into flat arrays, instead of
+//! This is the design of P. Scharf, "Optimising animation based collision volumes" (`GameDev<T>`
+//! blog): compute world volumes once per frame, root to leaf, into flat arrays, instead of
 //! walking to the root for every node each time a projectile asks.
 //!
 //! # Volumes under non-uniform scale
