@@ -13,6 +13,8 @@
 //!   descent).
 //! - [`broad`]: broad phases over changing sets of boxes (dynamic tree, sweep and prune, spatial
 //!   hash, brute force), one interface in 2D and 3D.
+//! - [`skeleton`]: animated skeletons carrying balls and capsules, updated once a frame into flat
+//!   arrays, and many projectiles against many skeletons.
 //! - [`mesh`]: triangle meshes with their BVH, placed instances, mesh against mesh, sphere sets,
 //!   file loading and topology.
 //! - [`narrow`]: convex pairs: GJK distance, EPA penetration, separating-axis fast paths,
@@ -34,6 +36,7 @@ pub mod narrow;
 pub mod primitive;
 pub mod query;
 pub mod shape;
+pub mod skeleton;
 pub mod world;
 
 /// The README's examples, compiled and run as doctests.

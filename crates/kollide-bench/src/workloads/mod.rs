@@ -10,6 +10,7 @@ mod meshmesh;
 mod prim;
 mod query;
 mod sdf;
+mod skeleton;
 mod world;
 
 use glam::{Affine3A, Quat, Vec3};
@@ -36,6 +37,9 @@ impl Rigid {
 
 /// The peer every workload in this file is compared against.
 pub const PARRY3D: &str = "parry3d 0.31";
+/// The peer of the 2D workloads.
+pub const PARRY2D: &str = "parry2d 0.31";
+
 /// The peer of the 2D workloads.
 pub const PARRY2D: &str = "parry2d 0.31";
 
@@ -79,6 +83,7 @@ pub fn all() -> Vec<Workload> {
     all.extend(sdf::workloads());
     all.extend(query::workloads());
     all.extend(world::workloads());
+    all.extend(skeleton::workloads());
     all
 }
 
