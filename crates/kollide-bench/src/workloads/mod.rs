@@ -40,9 +40,6 @@ pub const PARRY3D: &str = "parry3d 0.31";
 /// The peer of the 2D workloads.
 pub const PARRY2D: &str = "parry2d 0.31";
 
-/// The peer of the 2D workloads.
-pub const PARRY2D: &str = "parry2d 0.31";
-
 /// One side-by-side benchmark.
 pub struct Workload {
     /// Unique name, `family/what` (e.g. `prim/ray-aabb`); `--filter` matches substrings of it.
