@@ -18,7 +18,7 @@
 //!
 //! The direction searches sample [`DIRECTION_SAMPLES`] directions and refine the best local
 //! maxima to about `1e-12` rad; for the smooth, moderately eccentric shapes of the tests (axis
-//! ratios up to 1:50) the sampled maximum lies in the basin of the true one, so the value is exact
+//! ratios up to 1:20) the sampled maximum lies in the basin of the true one, so the value is exact
 //! to about `1e-12` of the shapes' size.
 
 use glam::{DMat2, DVec2, Mat2, Vec2};

@@ -300,6 +300,33 @@ fn contact_of_ellipses_matches_the_direction_search() {
     assert!(deep > n / 3, "only {deep} of {n} with overlapping cores");
 }
 
+/// Deep overlaps of round shapes near each other's centres: the depth varies slowly with the
+/// direction, EPA's edges converge slowly (it may stop at its cap and refine its best direction),
+/// and any direction near the best is nearly as good.
+#[test]
+fn contact_of_deeply_overlapping_round_shapes() {
+    let mut rng = rng(10);
+    for case in 0..cases(10_000) {
+        let spread = if rng.random_bool(0.125) { 1e4 } else { 1.0 };
+        let center = random::point2(&mut rng, spread);
+        let size = rng.random_range(0.5..1.5);
+        let matrix = Mat2::from_angle(rng.random_range(0.0..6.3))
+            * Mat2::from_diagonal(Vec2::new(size, size * rng.random_range(0.7..1.0)));
+        let a = Shape { core: Core::Ellipse { center, matrix }, margin: 0.0 };
+        let inner = center + random::point2(&mut rng, 0.1 * size);
+        let b = match rng.random_range(0..4) {
+            0 => Shape { core: Core::Polygon(vec![inner]), margin: 0.0 },
+            1 => Shape { core: Core::Ellipse { center: inner, matrix: matrix * 0.3 }, margin: 0.0 },
+            k => Shape {
+                core: core(&mut rng, [Kind::Polygon, Kind::Segment][k - 2], inner, 0.2 * size),
+                margin: 0.0,
+            },
+        };
+        let (a, b) = if rng.random_bool(0.5) { (a, b) } else { (b, a) };
+        assert!(check_contact(&a, &b, case), "case {case}: the cores should overlap");
+    }
+}
+
 /// A cast of B toward A, from farther away, aimed near A with some misses.
 fn cast_case(rng: &mut TestRng, kinds: &[Kind]) -> (Shape, Shape, Vec2, f32, f32) {
     let (a, b) = pair(rng, kinds, kinds, 4.0);

@@ -389,9 +389,11 @@ where
 /// Whether two shapes (cores plus margins, as in [`gjk_distance2`]) touch or overlap. GJK stops
 /// at the first direction that separates the cores by more than the margins.
 ///
-/// Exact for polygons without margins up to the rounding of the vertices `a - b`; with margins
-/// or smooth cores, shapes apart by less than `1e-6` of their distance may be reported touching.
-/// Bad input (as in [`gjk_distance2`]) gives `false`.
+/// Exact for polygons without margins up to the rounding of the vertices `a - b` (the origin's
+/// containment is decided by exact predicates); with margins, shapes whose cores' distance
+/// exceeds the margins' sum by less than GJK's tolerance (`1e-6` of the distance, see
+/// [`gjk_distance2`]) may be reported either way. Bad input (as in [`gjk_distance2`]) gives
+/// `false`.
 pub fn gjk_intersects2<A, B>(a: &A, margin_a: f32, b: &B, margin_b: f32, cache: &mut GjkCache2) -> bool
 where
     A: SupportMap2 + ?Sized,
