@@ -174,7 +174,8 @@ fn check_distance(a: &Shape, b: &Shape, case: usize) -> bool {
     if d.cores_overlap {
         assert!(d.distance == 0.0 && d.normal == Vec2::ZERO && d.point_a == d.point_b, "case {case}: {d:?}");
         for r in [&ra, &rb] {
-            assert!(r.core_only().signed_distance_to_point(pa) <= tol, "case {case}: {pa} not in both cores");
+            let off = r.core_only().signed_distance_to_point(pa);
+            assert!(off <= tol, "case {case}: {pa} {off} outside a core ({a:?}, {b:?}) {d:?}");
         }
     } else {
         assert!((n.length() - 1.0).abs() <= 1e-5, "case {case}: normal {n}");

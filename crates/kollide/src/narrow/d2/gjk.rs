@@ -219,13 +219,16 @@ fn closest_on_triangle(p: [Vec2; 3]) -> Result<(Vec2, [f32; 3]), [f32; 3]> {
     let outside: [bool; 3] =
         std::array::from_fn(|k| turn == 0 || orient2d(p[(k + 1) % 3], p[(k + 2) % 3], Vec2::ZERO) == -turn);
     if !outside.iter().any(|&o| o) {
-        // Inside: λₖ ∝ pᵢ × pⱼ (twice the signed area of the origin with the opposite edge);
-        // rounding may make one slightly negative.
-        let area = std::array::from_fn::<f32, 3, _>(|k| {
-            (p[(k + 1) % 3].perp_dot(p[(k + 2) % 3]) * turn as f32).max(0.0)
+        // Inside: λₖ ∝ pᵢ × pⱼ (twice the signed area of the origin with the opposite edge), in
+        // f64, where the products of f32 coordinates are exact: GJK's triangles are often
+        // slivers (thin shapes), whose weights f32 would get wrong; rounding may still make one
+        // slightly negative.
+        let area = std::array::from_fn::<f64, 3, _>(|k| {
+            let (u, v) = (p[(k + 1) % 3].as_dvec2(), p[(k + 2) % 3].as_dvec2());
+            (u.perp_dot(v) * f64::from(turn)).max(0.0)
         });
-        let sum: f32 = area.iter().sum();
-        let weights = if sum > 0.0 { area.map(|x| x / sum) } else { [1.0 / 3.0; 3] };
+        let sum: f64 = area.iter().sum();
+        let weights = if sum > 0.0 { area.map(|x| (x / sum) as f32) } else { [1.0 / 3.0; 3] };
         return Err(weights);
     }
     let mut best: Option<(f32, Vec2, [f32; 3])> = None;
