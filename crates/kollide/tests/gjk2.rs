@@ -5,9 +5,9 @@
 //! matrix), each with a margin of zero or a random radius, near the origin and `1e4` away from it;
 //! then bad input, degenerate pairs and warm starts.
 //!
-//! Tolerances: polygons `1e-6` of the pair's size plus `1e-6` of the coordinates (the rounding of
-//! `f32` support points); ellipses `1e-5` of the size (the stated accuracy of GJK and EPA on
-//! smooth shapes) plus the same rounding term.
+//! Tolerances (see `tolerance`): polygons `1e-6` of the pair's size plus `1e-6` of the
+//! coordinates (the rounding of `f32` support points); pairs with an ellipse `1e-5` of the size
+//! plus `2e-6` of the coordinates (GJK's and EPA's stated `1e-6` of the distance or depth).
 
 use glam::{DVec2, Mat2, Vec2};
 use kollide::math::Ray2;
