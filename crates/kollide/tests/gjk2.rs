@@ -5,9 +5,9 @@
 //! matrix), each with a margin of zero or a random radius, near the origin and `1e4` away from it;
 //! then bad input, degenerate pairs and warm starts.
 //!
-//! Tolerances: polygons `1e-6` of the pair's size plus `1e-6` of the coordinates (the rounding of
-//! `f32` support points); ellipses `1e-5` of the size (the stated accuracy of GJK and EPA on
-//! smooth shapes) plus the same rounding term.
+//! Tolerances (see `tolerance`): polygons `1e-6` of the pair's size plus `1e-6` of the
+//! coordinates (the rounding of `f32` support points); pairs with an ellipse `1e-5` of the size
+//! plus `2e-6` of the coordinates (GJK's and EPA's stated `1e-6` of the distance or depth).
 
 use glam::{DVec2, Mat2, Vec2};
 use kollide::math::Ray2;
@@ -175,7 +175,8 @@ fn check_distance(a: &Shape, b: &Shape, case: usize) -> bool {
     if d.cores_overlap {
         assert!(d.distance == 0.0 && d.normal == Vec2::ZERO && d.point_a == d.point_b, "case {case}: {d:?}");
         for r in [&ra, &rb] {
-            assert!(r.core_only().signed_distance_to_point(pa) <= tol, "case {case}: {pa} not in both cores");
+            let off = r.core_only().signed_distance_to_point(pa);
+            assert!(off <= tol, "case {case}: {pa} {off} outside a core ({a:?}, {b:?}) {d:?}");
         }
     } else {
         assert!((n.length() - 1.0).abs() <= 1e-5, "case {case}: normal {n}");
@@ -299,6 +300,33 @@ fn contact_of_ellipses_matches_the_direction_search() {
         deep += usize::from(check_contact(&a, &b, case));
     }
     assert!(deep > n / 3, "only {deep} of {n} with overlapping cores");
+}
+
+/// Deep overlaps of round shapes near each other's centres: the depth varies slowly with the
+/// direction, EPA's edges converge slowly (it may stop at its cap and refine its best direction),
+/// and any direction near the best is nearly as good.
+#[test]
+fn contact_of_deeply_overlapping_round_shapes() {
+    let mut rng = rng(10);
+    for case in 0..cases(10_000) {
+        let spread = if rng.random_bool(0.125) { 1e4 } else { 1.0 };
+        let center = random::point2(&mut rng, spread);
+        let size = rng.random_range(0.5..1.5);
+        let matrix = Mat2::from_angle(rng.random_range(0.0..6.3))
+            * Mat2::from_diagonal(Vec2::new(size, size * rng.random_range(0.7..1.0)));
+        let a = Shape { core: Core::Ellipse { center, matrix }, margin: 0.0 };
+        let inner = center + random::point2(&mut rng, 0.1 * size);
+        let b = match rng.random_range(0..4) {
+            0 => Shape { core: Core::Polygon(vec![inner]), margin: 0.0 },
+            1 => Shape { core: Core::Ellipse { center: inner, matrix: matrix * 0.3 }, margin: 0.0 },
+            k => Shape {
+                core: core(&mut rng, [Kind::Polygon, Kind::Segment][k - 2], inner, 0.2 * size),
+                margin: 0.0,
+            },
+        };
+        let (a, b) = if rng.random_bool(0.5) { (a, b) } else { (b, a) };
+        assert!(check_contact(&a, &b, case), "case {case}: the cores should overlap");
+    }
 }
 
 /// A cast of B toward A, from farther away, aimed near A with some misses.

@@ -72,8 +72,8 @@ impl Penetration2 {
 /// The separation is exact for polygons up to rounding; for smooth cores it is within `1e-6` of
 /// the distance when apart (see [`gjk_distance2`](super::gjk_distance2)), and when the cores
 /// overlap the depth is never less than the true one (moving B by it along the normal separates
-/// the cores) and at most `1e-6` of the coordinates more (EPA's tolerance; at EPA's iteration cap,
-/// the least found). Cores whose Minkowski difference has no interior (a segment touching a
+/// the cores) and at most `1e-6` of the extent of `A - B` more (EPA's tolerance; at EPA's
+/// iteration cap, the least depth found). Cores whose Minkowski difference has no interior (a segment touching a
 /// collinear segment, two points at one place) have depth 0 along a normal of the segment
 /// pointing from A's extent to B's (`(0, 1)` for two points).
 ///
@@ -272,9 +272,10 @@ where
 /// angle `θ` is the support value `h(θ) = n·w`, whose derivative is the support point's
 /// tangential component `g = n⊥·w` (the envelope theorem); the deepest points are exact where it
 /// vanishes, and a direction off by `δ` misplaces them by about `h'' δ` while changing the depth
-/// only by `h'' δ² / 2`, so EPA's answer needs this last step for its points. Secant steps on `g`
-/// (the first one taking the polygon's size as `h''`, each at most 0.25 rad), keeping the least
-/// `h` found, until `|g|` is within the tolerance.
+/// only by `h'' δ² / 2`: a depth accurate to the tolerance may still have poor points. Secant
+/// steps on `g` (the first one taking the polygon's size as `h''`, each at most 0.25 rad) until
+/// `|g|` is within the tolerance; the answer is the direction of least `|g|` among those whose
+/// depth is within the tolerance of the least found.
 fn polish<A, B>(
     a: &A,
     b: &B,
@@ -286,29 +287,32 @@ where
     A: SupportMap2 + ?Sized,
     B: SupportMap2 + ?Sized,
 {
-    let mut best = start;
-    let mut n = start.1;
-    let mut g = n.perp().dot(start.2.w);
+    let tangential = |n: Vec2, v: &Vertex2| n.perp().dot(v.w);
+    let mut samples = [(start, tangential(start.1, &start.2)); POLISH_STEPS + 1];
+    let mut len = 1;
+    let (mut n, mut g) = (start.1, samples[0].1);
     let mut step = -g / scale;
-    for _ in 0..POLISH_STEPS {
-        if !(g.abs() > tolerance) {
-            break;
-        }
+    while len <= POLISH_STEPS && g.abs() > tolerance {
         let turn = step.clamp(-0.25, 0.25);
         let (sin, cos) = turn.sin_cos();
         let next = (n * cos + n.perp() * sin).normalize_or_zero();
         let vertex = support_vertex(a, b, next)?;
-        let h = next.dot(vertex.w);
-        if h < best.0 {
-            best = (h, next, vertex);
-        }
-        let next_g = next.perp().dot(vertex.w);
+        let next_g = tangential(next, &vertex);
+        samples[len] = ((next.dot(vertex.w), next, vertex), next_g);
+        len += 1;
         let slope = (next_g - g) / turn;
         if !(slope != 0.0 && slope.is_finite()) {
             break;
         }
         (n, g, step) = (next, next_g, -next_g / slope);
     }
+    let samples = &samples[..len];
+    let least = samples.iter().fold(f32::INFINITY, |m, s| m.min(s.0.0));
+    let best = samples
+        .iter()
+        .filter(|s| s.0.0 <= least + tolerance)
+        .min_by(|x, y| x.1.abs().total_cmp(&y.1.abs()))
+        .map_or(start, |s| s.0);
     Some(best)
 }
 

@@ -219,13 +219,16 @@ fn closest_on_triangle(p: [Vec2; 3]) -> Result<(Vec2, [f32; 3]), [f32; 3]> {
     let outside: [bool; 3] =
         std::array::from_fn(|k| turn == 0 || orient2d(p[(k + 1) % 3], p[(k + 2) % 3], Vec2::ZERO) == -turn);
     if !outside.iter().any(|&o| o) {
-        // Inside: λₖ ∝ pᵢ × pⱼ (twice the signed area of the origin with the opposite edge);
-        // rounding may make one slightly negative.
-        let area = std::array::from_fn::<f32, 3, _>(|k| {
-            (p[(k + 1) % 3].perp_dot(p[(k + 2) % 3]) * turn as f32).max(0.0)
+        // Inside: λₖ ∝ pᵢ × pⱼ (twice the signed area of the origin with the opposite edge), in
+        // f64, where the products of f32 coordinates are exact: GJK's triangles are often
+        // slivers (thin shapes), whose weights f32 would get wrong; rounding may still make one
+        // slightly negative.
+        let area = std::array::from_fn::<f64, 3, _>(|k| {
+            let (u, v) = (p[(k + 1) % 3].as_dvec2(), p[(k + 2) % 3].as_dvec2());
+            (u.perp_dot(v) * f64::from(turn)).max(0.0)
         });
-        let sum: f32 = area.iter().sum();
-        let weights = if sum > 0.0 { area.map(|x| x / sum) } else { [1.0 / 3.0; 3] };
+        let sum: f64 = area.iter().sum();
+        let weights = if sum > 0.0 { area.map(|x| (x / sum) as f32) } else { [1.0 / 3.0; 3] };
         return Err(weights);
     }
     let mut best: Option<(f32, Vec2, [f32; 3])> = None;
@@ -389,9 +392,11 @@ where
 /// Whether two shapes (cores plus margins, as in [`gjk_distance2`]) touch or overlap. GJK stops
 /// at the first direction that separates the cores by more than the margins.
 ///
-/// Exact for polygons without margins up to the rounding of the vertices `a - b`; with margins
-/// or smooth cores, shapes apart by less than `1e-6` of their distance may be reported touching.
-/// Bad input (as in [`gjk_distance2`]) gives `false`.
+/// Exact for polygons without margins up to the rounding of the vertices `a - b` (the origin's
+/// containment is decided by exact predicates); with margins, shapes whose cores' distance
+/// exceeds the margins' sum by less than GJK's tolerance (`1e-6` of the distance, see
+/// [`gjk_distance2`]) may be reported either way. Bad input (as in [`gjk_distance2`]) gives
+/// `false`.
 pub fn gjk_intersects2<A, B>(a: &A, margin_a: f32, b: &B, margin_b: f32, cache: &mut GjkCache2) -> bool
 where
     A: SupportMap2 + ?Sized,
