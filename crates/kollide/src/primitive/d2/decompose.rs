@@ -499,6 +499,9 @@ impl Loop {
 
     /// Merges `pending[0]` (a clockwise hole) into the ring through a bridge; `pending` holds the
     /// holes not merged yet, this one first. `None` when no bridge passes the exact test.
+    ///
+    /// A bridge edge is never an edge of the ring or of a pending hole (the visibility test), so
+    /// splitting an edge at `m` splits a boundary edge.
     fn bridge(&mut self, pending: &[&[Vec2]], id: u32) -> Option<()> {
         let hole = pending[0];
         let len = hole.len();
@@ -508,6 +511,17 @@ impl Loop {
         })?;
         let m = hole[m_at];
         let (m_prev, m_next) = (hole[(m_at + len - 1) % len], hole[(m_at + 1) % len]);
+        // A hole whose vertex `m` lies inside an edge of the ring (touching it there) may see no
+        // vertex but through that point: split the edge at `m` for a zero-length bridge.
+        let split = self.nodes().into_iter().find(|&a| {
+            let (pa, pb) = (self.at(a), self.at(self.next[a as usize]));
+            m != pa && m != pb && m.cmpge(pa.min(pb)).all() && m.cmple(pa.max(pb)).all() && orient2d(pa, pb, m) == 0
+        });
+        if let Some(a) = split {
+            let (b, s) = (self.next[a as usize], self.push(m));
+            self.link(a, s, Across::Boundary);
+            self.link(s, b, Across::Boundary);
+        }
         let visible = |v: u32| self.bridge_ok(v, m, m_prev, m_next, pending);
         let p = match self.ray_candidate(m) {
             Some(v) if visible(v) => v,
@@ -787,3 +801,4 @@ fn merge_convex(pos: &[Vec2], triangles: &[[u32; 3]], shared: &[SharedSide]) -> 
     }
     out
 }
+
