@@ -301,10 +301,11 @@ fn rays_into_countries_equal_the_edge_reference() {
         let (lo, hi) = country.iter().fold((Vec2::INFINITY, Vec2::NEG_INFINITY), |(l, h), p| (l.min(p.lo), h.max(p.hi)));
         let pad = (hi - lo) * 0.2 + 0.5;
         let origin = v(r.random_range(lo.x - pad.x..hi.x + pad.x), r.random_range(lo.y - pad.y..hi.y + pad.y));
-        // Half the rays aim at a random ring vertex of the country, half anywhere.
+        // Half the rays aim at a random point of a random edge of the country, half anywhere.
         let dir = if r.random_bool(0.5) {
-            let p = country[r.random_range(0..country.len())];
-            let target = p.rings.outer[r.random_range(0..p.rings.outer.len())];
+            let ring = &country[r.random_range(0..country.len())].rings.outer;
+            let i = r.random_range(0..ring.len());
+            let target = ring[i].lerp(ring[(i + 1) % ring.len()], r.random_range(0.0..1.0));
             (target - origin).normalize_or(Vec2::X)
         } else {
             Vec2::from_angle(r.random_range(0.0..std::f32::consts::TAU))
@@ -329,11 +330,13 @@ fn rays_into_countries_equal_the_edge_reference() {
             _ => {
                 // A ray that grazes a ring vertex (passes within 1e-4 degrees of it) can miss
                 // the pieces there by rounding while the closed segments catch it, or the other
-                // way round: counted, not failed.
+                // way round; and where it runs nearly along an edge into that vertex, the edge's
+                // own hit parameter is ill-conditioned. Counted, not failed.
                 let reach = by_pieces.unwrap_or(0.0).max(by_edges.unwrap_or(0.0));
-                let grazes = country.iter().flat_map(|p| p.rings.outer.iter().chain(p.rings.holes.iter().flatten())).any(|&q| {
-                    let t = (q - origin).dot(ray.dir).clamp(0.0, reach);
-                    ray.at(t).distance(q) < 1e-4
+                let rings = country.iter().flat_map(|p| p.rings.outer.iter().chain(p.rings.holes.iter().flatten()));
+                let grazes = rings.into_iter().any(|&q| {
+                    let t = (q - origin).dot(ray.dir);
+                    (0.0..=reach * 1.01 + 1e-3).contains(&t) && ray.at(t).distance(q) < 1e-4
                 });
                 assert!(grazes, "{what}: pieces {by_pieces:?}, edges {by_edges:?}");
                 grazing += 1;
@@ -342,6 +345,7 @@ fn rays_into_countries_equal_the_edge_reference() {
     }
     println!("{hits} hits and {misses} misses agree, {inside} origins inside, {grazing} grazing rays");
     assert!(hits > cases(10_000) / 4 && inside > cases(10_000) / 10);
+    assert!(grazing <= cases(10_000) / 1000, "{grazing} grazing rays");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -525,7 +529,11 @@ fn random_polygon(r: &mut TestRng) -> (Vec<I64Vec2>, Vec<Vec<I64Vec2>>, Vec<I64V
     } else if r.random_bool(0.1) && g >= 16 {
         let tip = a + step * (g / 16);
         outer.splice(i + 1..i + 1, [tip, a]);
-        covered.push(tip);
+        // Unless it runs into a hole that touches the outer ring at `a`.
+        let f = |ring: &[I64Vec2]| ring.iter().map(|p| p.as_vec2()).collect::<Vec<_>>();
+        if holes.iter().all(|h| winding_number(tip.as_vec2(), &f(h)) == 0) {
+            covered.push(tip);
+        }
     }
     // Either winding, any starting vertex.
     for ring in std::iter::once(&mut outer).chain(holes.iter_mut()) {
