@@ -566,3 +566,172 @@ fn random_polygons_with_holes_decompose_into_tilings() {
     }
     println!("{} polygons, {vertices} vertices, {holes_seen} holes: {pieces} pieces", cases(10_000));
 }
+
+/// A polygon of 5,000 outer vertices and 100 holes (8,000 vertices in all): the quadratic
+/// clipping stays quick; area, convexity and sample points are checked (the pairwise overlap test
+/// of `assert_tiles` would be quadratic in the pieces).
+#[test]
+fn a_large_polygon_with_many_holes() {
+    let mut r = rng(0x2525_0004);
+    let outer = star_ring(&mut r, I64Vec2::ZERO, 900_000.0, 1_000_000.0, 5_000);
+    let mut holes = Vec::new();
+    for i in 0..10 {
+        for j in 0..10 {
+            let center = I64Vec2::new(i * 120_000 - 540_000, j * 120_000 - 540_000);
+            holes.push(star_ring(&mut r, center, 20_000.0, 50_000.0, 26));
+        }
+    }
+    let f = |ring: &[I64Vec2]| ring.iter().map(|p| p.as_vec2()).collect::<Vec<_>>();
+    let (outer, holes): (Vec<Vec2>, Vec<Vec<Vec2>>) = (f(&outer), holes.iter().map(|h| f(h)).collect());
+    let pieces = decompose(&outer, &holes).unwrap();
+    let area: f64 = pieces.iter().map(|p| 0.5 * twice_area(p)).sum();
+    let want = polygon_area(&outer, &holes);
+    assert!((area - want).abs() <= 1e-4 * want, "{area} {want}");
+    for piece in pieces.iter() {
+        let n = piece.len();
+        assert!((0..n).all(|k| orient2d(piece[k], piece[(k + 1) % n], piece[(k + 2) % n]) == 1), "{piece:?}");
+    }
+    let boxes: Vec<(Vec2, Vec2)> = pieces.iter().map(|p| bounds(p.iter().copied())).collect();
+    for _ in 0..cases(1_000) {
+        let p = kollide_testkit::random::point2(&mut r, 1_000_000.0);
+        if distance_to_rings(p, &outer, &holes) < 1.0 {
+            continue;
+        }
+        let inside = (0..pieces.len())
+            .filter(|&i| p.cmpge(boxes[i].0).all() && p.cmple(boxes[i].1).all())
+            .filter(|&i| point_in_convex_polygon(p, pieces.piece(i)))
+            .count();
+        assert_eq!(inside, usize::from(inside_rings(p, &outer, &holes)), "{p}");
+    }
+}
+
+fn square(lo: f32, hi: f32) -> Vec<Vec2> {
+    vec![v(lo, lo), v(hi, lo), v(hi, hi), v(lo, hi)]
+}
+
+/// Hand-made polygons with holes that touch the outer ring or each other, and rings with
+/// collinear, repeated and spike vertices; each in both windings.
+#[test]
+fn touching_rings_and_degenerate_vertices() {
+    let mut r = rng(0x2525_0005);
+    let sq = square(0.0, 4.0);
+    let tri = |a: [f32; 2], b: [f32; 2], c: [f32; 2]| vec![Vec2::from(a), Vec2::from(b), Vec2::from(c)];
+    let cases: Vec<(&str, Vec<Vec2>, Vec<Vec<Vec2>>, usize)> = vec![
+        ("a square", sq.clone(), vec![], 1),
+        ("a hole in the middle", sq.clone(), vec![square(1.0, 3.0)], 4),
+        ("a hole touching a corner", sq.clone(), vec![tri([0.0, 0.0], [2.0, 1.0], [1.0, 2.0])], 0),
+        ("a hole's vertex on an edge", sq.clone(), vec![tri([2.0, 0.0], [3.0, 1.0], [1.0, 1.0])], 0),
+        ("a hole's rightmost vertex on an edge", sq.clone(), vec![tri([4.0, 2.0], [2.0, 1.0], [2.0, 3.0])], 0),
+        ("a hole's edge on an edge", sq.clone(), vec![tri([1.0, 0.0], [3.0, 0.0], [2.0, 1.0])], 0),
+        ("a hole along a whole edge", sq.clone(), vec![tri([0.0, 0.0], [4.0, 0.0], [2.0, 1.0])], 0),
+        (
+            "a diamond hole touching all four edges",
+            sq.clone(),
+            vec![vec![v(2.0, 0.0), v(4.0, 2.0), v(2.0, 4.0), v(0.0, 2.0)]],
+            4,
+        ),
+        (
+            "two holes sharing a vertex",
+            sq.clone(),
+            vec![tri([1.0, 1.0], [2.0, 2.0], [1.0, 3.0]), tri([2.0, 2.0], [3.0, 1.0], [3.0, 3.0])],
+            0,
+        ),
+        ("two holes sharing an edge", sq.clone(), vec![square(1.0, 2.0), vec![v(2.0, 1.0), v(3.0, 1.0), v(3.0, 2.0), v(2.0, 2.0)]], 0),
+        (
+            "collinear and repeated vertices",
+            vec![v(0.0, 0.0), v(1.0, 0.0), v(1.0, 0.0), v(2.0, 0.0), v(4.0, 0.0), v(4.0, 4.0), v(4.0, 4.0), v(0.0, 4.0), v(0.0, 2.0)],
+            vec![vec![v(1.0, 1.0), v(1.0, 1.0), v(2.0, 1.0), v(3.0, 1.0), v(3.0, 3.0), v(1.0, 3.0)]],
+            4,
+        ),
+        (
+            "spikes out of and into the polygon",
+            vec![v(0.0, 0.0), v(4.0, 0.0), v(6.0, -1.0), v(4.0, 0.0), v(4.0, 4.0), v(2.0, 4.0), v(2.0, 3.0), v(2.0, 4.0), v(0.0, 4.0)],
+            vec![],
+            1,
+        ),
+        (
+            "a comb",
+            vec![v(0.0, 0.0), v(5.0, 0.0), v(5.0, 3.0), v(4.0, 3.0), v(4.0, 1.0), v(3.0, 1.0), v(3.0, 3.0), v(2.0, 3.0), v(2.0, 1.0), v(1.0, 1.0), v(1.0, 3.0), v(0.0, 3.0)],
+            vec![],
+            5,
+        ),
+    ];
+    for (what, outer, holes, expected_pieces) in cases {
+        let covered: Vec<Vec2> = if what.starts_with("spikes") {
+            outer.iter().copied().filter(|&p| p != v(6.0, -1.0)).collect()
+        } else {
+            outer.iter().chain(holes.iter().flatten()).copied().collect()
+        };
+        for reversed in [false, true] {
+            let flip = |ring: &Vec<Vec2>| if reversed { ring.iter().rev().copied().collect() } else { ring.clone() };
+            let (outer, holes) = (flip(&outer), holes.iter().map(flip).collect::<Vec<_>>());
+            let n = check_polygon(&outer, &holes, &covered, &mut r, 2_000, what);
+            if expected_pieces > 0 {
+                assert_eq!(n, expected_pieces, "{what}");
+            }
+        }
+    }
+}
+
+#[test]
+fn bad_input_is_refused_or_documented() {
+    use DecomposeError::*;
+    let sq = square(0.0, 4.0);
+    let hole = square(1.0, 2.0);
+    let at = |ring, index| RingVertex { ring, index };
+    let run = |outer: &[Vec2], holes: &[Vec<Vec2>]| decompose(outer, holes);
+    // Non-finite coordinates, outer ring first.
+    for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+        let mut outer = sq.clone();
+        outer[2].y = bad;
+        assert_eq!(run(&outer, &[]), Err(NonFinite(at(RingId::Outer, 2))));
+        let mut h = hole.clone();
+        h[3].x = bad;
+        assert_eq!(run(&sq, &[hole.clone(), h.clone()]), Err(NonFinite(at(RingId::Hole(1), 3))));
+        assert_eq!(run(&outer, &[h]), Err(NonFinite(at(RingId::Outer, 2))));
+    }
+    // Fewer than 3 distinct vertices.
+    let (a, b) = (v(1.0, 2.0), v(3.0, 5.0));
+    for outer in [vec![], vec![a], vec![a, b], vec![a, a, a], vec![a, b, a, b, b]] {
+        assert_eq!(run(&outer, &[]), Err(TooFewVertices), "{outer:?}");
+    }
+    // No area: collinear, or a path that doubles back.
+    for outer in [
+        vec![v(0.0, 0.0), v(1.0, 1.0), v(3.0, 3.0), v(2.0, 2.0)],
+        vec![v(0.0, 0.0), v(2.0, 0.0), v(2.0, 1.0), v(2.0, 0.0)],
+        vec![v(0.0, 0.0), v(1.0, 0.0), v(1.0, 1.0), v(1.0, 0.0), v(2.0, 0.0), v(1.0, 0.0)],
+    ] {
+        assert_eq!(run(&outer, &[]), Err(ZeroArea), "{outer:?}");
+    }
+    // Crossings: a bow tie, a hole through the outer ring, two crossing holes.
+    let bow_tie = vec![v(0.0, 0.0), v(2.0, 2.0), v(2.0, 0.0), v(0.0, 2.0)];
+    assert_eq!(run(&bow_tie, &[]), Err(SelfIntersection(at(RingId::Outer, 0), at(RingId::Outer, 2))));
+    let Err(SelfIntersection(e, f)) = run(&sq, &[square(3.0, 5.0)]) else { panic!("a hole through the outer ring") };
+    assert_eq!((e.ring, f.ring), (RingId::Outer, RingId::Hole(0)));
+    let Err(SelfIntersection(e, f)) = run(&sq, &[square(1.0, 2.5), square(2.0, 3.0)]) else { panic!("crossing holes") };
+    assert_eq!((e.ring, f.ring), (RingId::Hole(0), RingId::Hole(1)));
+    // Holes outside the outer ring, around it, inside another hole.
+    assert_eq!(run(&sq, &[square(5.0, 6.0)]), Err(HoleOutside(0)));
+    assert_eq!(run(&sq, &[hole.clone(), square(-1.0, 5.0)]), Err(HoleOutside(1)));
+    assert_eq!(run(&sq, &[square(0.5, 3.5), hole.clone()]), Err(HoleInsideHole { hole: 1, other: 0 }));
+    // Holes without area remove nothing and are ignored.
+    let mut r = rng(0x2525_0006);
+    for empty in [vec![], vec![v(1.0, 1.0); 3], vec![v(1.0, 1.0), v(2.0, 2.0), v(3.0, 3.0)]] {
+        let pieces = run(&sq, &[empty.clone(), hole.clone()]).unwrap();
+        assert_eq!(pieces, run(&sq, &[hole.clone()]).unwrap(), "{empty:?}");
+        // A point where the empty hole lies is still inside.
+        assert!(in_pieces(v(3.0, 3.0), &pieces));
+        check_polygon(&sq, &[hole.clone()], &[], &mut r, 500, "an ignored hole");
+    }
+    // The pieces' accessors.
+    let pieces = run(&sq, &[hole.clone()]).unwrap();
+    assert_eq!(pieces.iter().len(), pieces.len());
+    assert!(!pieces.is_empty() && pieces.piece(pieces.len()).is_empty());
+    let broken = ConvexPieces2 { vertices: vec![], ranges: vec![0..3] };
+    assert!(broken.piece(0).is_empty());
+    // The signed area.
+    assert_eq!(polygon_area2(&sq), 16.0);
+    assert_eq!(polygon_area2(&sq.iter().rev().copied().collect::<Vec<_>>()), -16.0);
+    assert_eq!(polygon_area2(&sq[..2]), 0.0);
+    assert!(!polygon_area2(&[v(0.0, 0.0), v(1.0, f32::NAN), v(1.0, 1.0)]).is_finite());
+}

@@ -385,3 +385,109 @@ fn inside_triangle_f64(tri: [DVec2; 3], q: DVec2) -> bool {
     let (s0, s1, s2) = (side(tri[0], tri[1]), side(tri[1], tri[2]), side(tri[2], tri[0]));
     (s0 > 0.0 && s1 > 0.0 && s2 > 0.0) || (s0 < 0.0 && s1 < 0.0 && s2 < 0.0)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::I64Vec2;
+    use kollide_testkit::random::rng;
+    use kollide_testkit::reference_primitive::{SegmentMeeting, segment_segment_exact};
+    use rand::Rng;
+
+    fn int_point(r: &mut kollide_testkit::random::TestRng) -> I64Vec2 {
+        I64Vec2::new(r.random_range(-5..=5), r.random_range(-5..=5))
+    }
+
+    /// The segment meets the open triangle iff some `s ∈ [0, 1]` puts `a + s (b − a)` strictly
+    /// left of all three sides: each side allows an interval of `s` (its orientation is affine in
+    /// `s`), intersected here as exact fractions. Independent of the corner argument.
+    fn meets_reference(tri: [I64Vec2; 3], a: I64Vec2, b: I64Vec2) -> bool {
+        // Bounds `num / den` (den > 0) and whether they are attained.
+        let (mut lo, mut hi) = ((0i128, 1i128, true), (1i128, 1i128, true));
+        let less = |x: (i128, i128, bool), y: (i128, i128, bool)| x.0 * y.1 < y.0 * x.1;
+        for k in 0..3 {
+            let (s, e) = (tri[k], tri[(k + 1) % 3]);
+            let (oa, ob) = (i128::from((e - s).perp_dot(a - s)), i128::from((e - s).perp_dot(b - s)));
+            // oa + s (ob − oa) > 0.
+            let d = ob - oa;
+            if d == 0 {
+                if oa <= 0 {
+                    return false;
+                }
+            } else if d > 0 {
+                let bound = (-oa, d, false);
+                if !less(bound, lo) {
+                    lo = bound;
+                }
+            } else {
+                let bound = (oa, -d, false);
+                if !less(hi, bound) {
+                    hi = bound;
+                }
+            }
+        }
+        if lo.2 && hi.2 { !less(hi, lo) } else { less(lo, hi) }
+    }
+
+    #[test]
+    fn segment_meets_open_triangle_equals_the_interval_reference() {
+        let mut r = rng(0x2525_0101);
+        let mut seen = [0; 2];
+        for _ in 0..kollide_testkit::cases(100_000) {
+            let mut tri = [int_point(&mut r), int_point(&mut r), int_point(&mut r)];
+            let turn = (tri[1] - tri[0]).perp_dot(tri[2] - tri[0]);
+            if turn == 0 {
+                continue;
+            }
+            if turn < 0 {
+                tri.swap(1, 2);
+            }
+            // Segments from the triangle's corners half of the time, to stress the corner cases.
+            let end = |r: &mut kollide_testkit::random::TestRng| {
+                if r.random_bool(0.3) { tri[r.random_range(0..3)] } else { int_point(r) }
+            };
+            let (a, b) = (end(&mut r), end(&mut r));
+            let want = meets_reference(tri, a, b);
+            let got = segment_meets_open_triangle(tri.map(|p| p.as_vec2()), a.as_vec2(), b.as_vec2());
+            assert_eq!(got, want, "{tri:?} {a} {b}");
+            seen[usize::from(want)] += 1;
+        }
+        assert!(seen[0] > 1000 && seen[1] > 1000, "{seen:?}");
+    }
+
+    #[test]
+    fn open_segment_meets_segment_equals_the_exact_intersection() {
+        let mut r = rng(0x2525_0102);
+        for _ in 0..kollide_testkit::cases(100_000) {
+            let [m, p, c, d] = [(); 4].map(|_| int_point(&mut r));
+            if m == p {
+                continue;
+            }
+            let want = match segment_segment_exact(m, p, c, d) {
+                SegmentMeeting::None => false,
+                SegmentMeeting::Point(x) => x != m.as_dvec2() && x != p.as_dvec2(),
+                SegmentMeeting::Overlap(..) => true,
+            };
+            let [m, p, c, d] = [m, p, c, d].map(|q| q.as_vec2());
+            assert_eq!(open_segment_meets_segment(m, p, c, d), want, "{m} {p} {c} {d}");
+        }
+    }
+
+    #[test]
+    fn sectors_open_and_closed() {
+        let o = Vec2::ZERO;
+        let (east, north, west, south) = (Vec2::X, Vec2::Y, -Vec2::X, -Vec2::Y);
+        let ne = Vec2::new(1.0, 1.0);
+        // 90° from east to north.
+        assert!(in_sector(o, east, north, ne, false));
+        assert!(!in_sector(o, east, north, east, false) && in_sector(o, east, north, east, true));
+        assert!(!in_sector(o, east, north, west, true) && !in_sector(o, east, north, -ne, true));
+        // 180° from east to west: the upper half-plane.
+        assert!(in_sector(o, east, west, north, false) && !in_sector(o, east, west, south, true));
+        assert!(!in_sector(o, east, west, west, false) && in_sector(o, east, west, west, true));
+        // 270° from east to south: all but the fourth quadrant.
+        assert!(in_sector(o, east, south, -ne, false) && in_sector(o, east, south, west, false));
+        assert!(!in_sector(o, east, south, Vec2::new(1.0, -1.0), true));
+        assert!(!in_sector(o, east, south, south, false) && in_sector(o, east, south, south, true));
+    }
+}

@@ -367,10 +367,10 @@ fn check_nesting(outer: &Ring, holes: &[Ring]) -> Result<(), DecomposeError> {
     let side_of = |ring: &Ring, other: &Ring| {
         ring.points.iter().map(|&p| locate(p, &other.points)).find(|l| *l != Location::Boundary)
     };
+    if let Some(hole) = holes.iter().find(|hole| side_of(hole, outer) == Some(Location::Outside)) {
+        return Err(DecomposeError::HoleOutside(hole.hole_index()));
+    }
     for hole in holes {
-        if side_of(hole, outer) == Some(Location::Outside) {
-            return Err(DecomposeError::HoleOutside(hole.hole_index()));
-        }
         for other in holes.iter().filter(|other| other.id != hole.id) {
             if side_of(hole, other) == Some(Location::Inside) {
                 return Err(DecomposeError::HoleInsideHole { hole: hole.hole_index(), other: other.hole_index() });
@@ -379,6 +379,7 @@ fn check_nesting(outer: &Ring, holes: &[Ring]) -> Result<(), DecomposeError> {
     }
     Ok(())
 }
+
 /// Hertel–Mehlhorn: joins the triangles across shared sides while both ends of the side stay
 /// strictly convex, then stores the pieces flat.
 fn merge_convex(pos: &[Vec2], triangles: &[[u32; 3]], shared: &[SharedSide]) -> ConvexPieces2 {
@@ -427,3 +428,36 @@ fn merge_convex(pos: &[Vec2], triangles: &[[u32; 3]], shared: &[SharedSide]) -> 
     out
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(x: f32, y: f32) -> Vec2 {
+        Vec2::new(x, y)
+    }
+
+    #[test]
+    fn cleaning_drops_repeats_straight_vertices_and_spikes_across_the_seam() {
+        // Index 0 is straight, the last two vertices repeat, a spike tip sits at index 3.
+        let ring = [v(1.0, 0.0), v(2.0, 0.0), v(2.0, 2.0), v(2.0, 3.0), v(2.0, 2.0), v(0.0, 2.0), v(0.0, 0.0), v(0.0, 0.0)];
+        let clean = Ring::clean(&ring, RingId::Outer);
+        assert_eq!(clean.points, [v(2.0, 0.0), v(2.0, 2.0), v(0.0, 2.0), v(0.0, 0.0)]);
+        assert_eq!(clean.source, [1, 4, 5, 6]);
+        // A spike whose tip is the first vertex, a straight vertex at the end.
+        let ring = [v(3.0, 0.0), v(2.0, 0.0), v(2.0, 2.0), v(0.0, 2.0), v(0.0, 0.0), v(1.0, 0.0), v(2.0, 0.0)];
+        let clean = Ring::clean(&ring, RingId::Outer);
+        assert_eq!(clean.points, [v(2.0, 2.0), v(0.0, 2.0), v(0.0, 0.0), v(2.0, 0.0)]);
+        // Collinear loops vanish.
+        assert!(Ring::clean(&[v(0.0, 0.0), v(1.0, 1.0), v(3.0, 3.0)], RingId::Outer).points.len() < 3);
+    }
+
+    #[test]
+    fn winding_is_normalised() {
+        let mut ring = Ring::clean(&[v(0.0, 0.0), v(0.0, 1.0), v(1.0, 0.0)], RingId::Outer);
+        ring.make_ccw(true);
+        assert_eq!(ring.points, [v(1.0, 0.0), v(0.0, 1.0), v(0.0, 0.0)]);
+        ring.make_ccw(false);
+        assert_eq!(ring.points, [v(0.0, 0.0), v(0.0, 1.0), v(1.0, 0.0)]);
+    }
+}
