@@ -447,7 +447,7 @@ mod tests {
         // A spike whose tip is the first vertex, a straight vertex at the end.
         let ring = [v(3.0, 0.0), v(2.0, 0.0), v(2.0, 2.0), v(0.0, 2.0), v(0.0, 0.0), v(1.0, 0.0), v(2.0, 0.0)];
         let clean = Ring::clean(&ring, RingId::Outer);
-        assert_eq!(clean.points, [v(2.0, 2.0), v(0.0, 2.0), v(0.0, 0.0), v(2.0, 0.0)]);
+        assert_eq!(clean.points, [v(2.0, 0.0), v(2.0, 2.0), v(0.0, 2.0), v(0.0, 0.0)]);
         // Collinear loops vanish.
         assert!(Ring::clean(&[v(0.0, 0.0), v(1.0, 1.0), v(3.0, 3.0)], RingId::Outer).points.len() < 3);
     }
