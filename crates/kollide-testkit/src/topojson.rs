@@ -97,7 +97,9 @@ fn ring_to_plane(ring: &[Vec2]) -> (Vec<Vec2>, PlaneFix) {
         }
         out.push(DVec2::new(f64::from(p.x) + 360.0 * turns, f64::from(p.y)));
     }
-    let Some((&first, &last)) = ring.first().zip(ring.last()) else { return (Vec::new(), PlaneFix::Unchanged) };
+    let Some((&first, &last)) = ring.first().zip(ring.last()) else {
+        return (Vec::new(), PlaneFix::Unchanged);
+    };
     let closing = turns + wrap(f64::from(last.x), f64::from(first.x));
     let mut fix = if out.iter().zip(ring).any(|(a, b)| a.x != f64::from(b.x)) {
         PlaneFix::Unwrapped

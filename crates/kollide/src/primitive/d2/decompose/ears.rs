@@ -147,7 +147,11 @@ impl Loop {
         // vertex but through that point: split the edge at `m` for a zero-length bridge.
         let split = self.nodes().into_iter().find(|&a| {
             let (pa, pb) = (self.at(a), self.at(self.next[a as usize]));
-            m != pa && m != pb && m.cmpge(pa.min(pb)).all() && m.cmple(pa.max(pb)).all() && orient2d(pa, pb, m) == 0
+            m != pa
+                && m != pb
+                && m.cmpge(pa.min(pb)).all()
+                && m.cmple(pa.max(pb)).all()
+                && orient2d(pa, pb, m) == 0
         });
         if let Some(a) = split {
             let (b, s) = (self.next[a as usize], self.push(m));
@@ -237,9 +241,10 @@ impl Loop {
         if !in_sector(p, p_next, p_prev, m, false) || !in_sector(m, m_next, m_prev, p, false) {
             return false;
         }
-        let ring_clear = self.nodes().into_iter().all(|a| {
-            !open_segment_meets_segment(m, p, self.at(a), self.at(self.next[a as usize]))
-        });
+        let ring_clear = self
+            .nodes()
+            .into_iter()
+            .all(|a| !open_segment_meets_segment(m, p, self.at(a), self.at(self.next[a as usize])));
         ring_clear
             && pending.iter().all(|hole| {
                 (0..hole.len())
@@ -272,7 +277,10 @@ impl Loop {
 
     /// Clips ears until fewer than 3 vertices remain: the triangles (node triples,
     /// counter-clockwise) and the sides they share, bridges included (`bridges` of them).
-    pub(super) fn clip_ears(&mut self, bridges: usize) -> Result<(Vec<[u32; 3]>, Vec<SharedSide>), DecomposeError> {
+    pub(super) fn clip_ears(
+        &mut self,
+        bridges: usize,
+    ) -> Result<(Vec<[u32; 3]>, Vec<SharedSide>), DecomposeError> {
         let mut triangles = Vec::with_capacity(self.live);
         let mut shared = Vec::with_capacity(self.live);
         let mut bridge_side: Vec<Option<TriangleSide>> = vec![None; bridges];
@@ -365,11 +373,7 @@ fn segment_meets_open_triangle(tri: [Vec2; 3], a: Vec2, b: Vec2) -> bool {
     }
     for &i in entries.iter().filter(|&&i| i != usize::MAX) {
         for &j in exits.iter().filter(|&&j| j != usize::MAX) {
-            let ok = if j == (i + 1) % 3 {
-                orient2d(a, b, tri[j]) < 0
-            } else {
-                orient2d(a, b, tri[i]) > 0
-            };
+            let ok = if j == (i + 1) % 3 { orient2d(a, b, tri[j]) < 0 } else { orient2d(a, b, tri[i]) > 0 };
             if !ok {
                 return false;
             }

@@ -35,10 +35,7 @@ impl ConvexPieces2 {
 
     /// The vertices of piece `i`; an empty slice when `i >= len()` or the range is out of bounds.
     pub fn piece(&self, i: usize) -> &[Vec2] {
-        self.ranges
-            .get(i)
-            .and_then(|r| self.vertices.get(r.start as usize..r.end as usize))
-            .unwrap_or(&[])
+        self.ranges.get(i).and_then(|r| self.vertices.get(r.start as usize..r.end as usize)).unwrap_or(&[])
     }
 
     /// The pieces in order, as in [`piece`](Self::piece).
@@ -373,7 +370,10 @@ fn check_nesting(outer: &Ring, holes: &[Ring]) -> Result<(), DecomposeError> {
     for hole in holes {
         for other in holes.iter().filter(|other| other.id != hole.id) {
             if side_of(hole, other) == Some(Location::Inside) {
-                return Err(DecomposeError::HoleInsideHole { hole: hole.hole_index(), other: other.hole_index() });
+                return Err(DecomposeError::HoleInsideHole {
+                    hole: hole.hole_index(),
+                    other: other.hole_index(),
+                });
             }
         }
     }
@@ -428,7 +428,6 @@ fn merge_convex(pos: &[Vec2], triangles: &[[u32; 3]], shared: &[SharedSide]) -> 
     out
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -440,12 +439,22 @@ mod tests {
     #[test]
     fn cleaning_drops_repeats_straight_vertices_and_spikes_across_the_seam() {
         // Index 0 is straight, the last two vertices repeat, a spike tip sits at index 3.
-        let ring = [v(1.0, 0.0), v(2.0, 0.0), v(2.0, 2.0), v(2.0, 3.0), v(2.0, 2.0), v(0.0, 2.0), v(0.0, 0.0), v(0.0, 0.0)];
+        let ring = [
+            v(1.0, 0.0),
+            v(2.0, 0.0),
+            v(2.0, 2.0),
+            v(2.0, 3.0),
+            v(2.0, 2.0),
+            v(0.0, 2.0),
+            v(0.0, 0.0),
+            v(0.0, 0.0),
+        ];
         let clean = Ring::clean(&ring, RingId::Outer);
         assert_eq!(clean.points, [v(2.0, 0.0), v(2.0, 2.0), v(0.0, 2.0), v(0.0, 0.0)]);
         assert_eq!(clean.source, [1, 4, 5, 6]);
         // A spike whose tip is the first vertex, a straight vertex at the end.
-        let ring = [v(3.0, 0.0), v(2.0, 0.0), v(2.0, 2.0), v(0.0, 2.0), v(0.0, 0.0), v(1.0, 0.0), v(2.0, 0.0)];
+        let ring =
+            [v(3.0, 0.0), v(2.0, 0.0), v(2.0, 2.0), v(0.0, 2.0), v(0.0, 0.0), v(1.0, 0.0), v(2.0, 0.0)];
         let clean = Ring::clean(&ring, RingId::Outer);
         assert_eq!(clean.points, [v(2.0, 0.0), v(2.0, 2.0), v(0.0, 2.0), v(0.0, 0.0)]);
         // Collinear loops vanish.
