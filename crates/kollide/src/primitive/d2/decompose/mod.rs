@@ -170,9 +170,9 @@ pub fn polygon_area2(ring: &[Vec2]) -> f32 {
 ///    collinear with their neighbours are dropped as in step 1. Candidates wait on a stack and are
 ///    re-tested when a neighbour is clipped (a full re-scan only when the stack runs dry).
 /// 4. **Merge** (Hertel and Mehlhorn, "Fast triangulation of simple polygons", 1983): the triangles
-///    are joined across their shared diagonals, bridges included, while both ends of the diagonal
-///    stay strictly convex. Every diagonal left is essential, which bounds the number of pieces by
-///    four times the minimum.
+///    are joined across their shared diagonals, bridges included, while neither end of the
+///    diagonal turns reflex (straight ends are then dropped from the pieces). Every diagonal left
+///    is essential, which bounds the number of pieces by four times the minimum.
 ///
 /// Cost: `O(n²)` time for `n` vertices in all when the candidate stack does not run dry (each
 /// re-scan costs `O(n²)` more), `O(n)` memory.
@@ -381,7 +381,7 @@ fn check_nesting(outer: &Ring, holes: &[Ring]) -> Result<(), DecomposeError> {
 }
 
 /// Hertel–Mehlhorn: joins the triangles across shared sides while both ends of the side stay
-/// strictly convex, then stores the pieces flat.
+/// convex, then stores the pieces flat without their straight vertices.
 fn merge_convex(pos: &[Vec2], triangles: &[[u32; 3]], shared: &[SharedSide]) -> ConvexPieces2 {
     let at = |v: u32| pos[v as usize];
     let mut pieces: Vec<Vec<u32>> = triangles.iter().map(|t| t.to_vec()).collect();
@@ -408,7 +408,10 @@ fn merge_convex(pos: &[Vec2], triangles: &[[u32; 3]], shared: &[SharedSide]) -> 
         let (u, w) = (pa[ia], pa[(ia + 1) % la]);
         let (a0, a1) = (pa[(ia + la - 1) % la], pa[(ia + 2) % la]);
         let (b0, b1) = (pb[(ib + lb - 1) % lb], pb[(ib + 2) % lb]);
-        if orient2d(at(a0), at(u), at(b1)) <= 0 || orient2d(at(b0), at(w), at(a1)) <= 0 {
+        // The union is convex when neither end of the side turns right. A straight end stays in
+        // the merged piece, so that sides ending there can still be found, and is dropped from
+        // the output.
+        if orient2d(at(a0), at(u), at(b1)) < 0 || orient2d(at(b0), at(w), at(a1)) < 0 {
             continue;
         }
         // w, a1 .. a0, u, then b1 .. b0.
@@ -422,7 +425,9 @@ fn merge_convex(pos: &[Vec2], triangles: &[[u32; 3]], shared: &[SharedSide]) -> 
     let mut out = ConvexPieces2::default();
     for piece in pieces.iter().filter(|p| !p.is_empty()) {
         let start = out.vertices.len() as u32;
-        out.vertices.extend(piece.iter().map(|&v| at(v)));
+        let n = piece.len();
+        let turns = |k: usize| orient2d(at(piece[(k + n - 1) % n]), at(piece[k]), at(piece[(k + 1) % n])) != 0;
+        out.vertices.extend((0..n).filter(|&k| turns(k)).map(|k| at(piece[k])));
         out.ranges.push(start..out.vertices.len() as u32);
     }
     out
