@@ -261,3 +261,99 @@ pub fn countries_110m() -> Vec<Country> {
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     decode_countries(&text, "countries").unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(x: f32, y: f32) -> Vec2 {
+        Vec2::new(x, y)
+    }
+
+    const TOPOLOGY: &str = r#"{"type": "Topology",
+        "transform": {"scale": [0.5, 0.25], "translate": [10, 20]},
+        "arcs": [[[0, 0], [4, 0], [0, 4]], [[4, 4], [-4, 0], [0, -4]],
+                 [[1, 1], [1, 0], [0, 1], [-1, 0], [0, -1]]],
+        "objects": {"countries": {"type": "GeometryCollection", "geometries": [
+            {"type": "Polygon", "arcs": [[0, 1], [-3]], "properties": {"name": "A"}},
+            {"type": "MultiPolygon", "arcs": [[[0, 1]], [[2]]], "properties": {"name": "B"}},
+            {"type": "Point", "coordinates": [0, 0]},
+            {"type": "Polygon", "arcs": [[2]]}]}}}"#;
+
+    #[test]
+    fn quantized_arcs_joined_and_reversed() {
+        let countries = decode_countries(TOPOLOGY, "countries").unwrap();
+        let square = vec![v(10.0, 20.0), v(12.0, 20.0), v(12.0, 21.0), v(10.0, 21.0)];
+        let hole = vec![v(10.5, 20.25), v(10.5, 20.5), v(11.0, 20.5), v(11.0, 20.25)];
+        let inner = vec![v(10.5, 20.25), v(11.0, 20.25), v(11.0, 20.5), v(10.5, 20.5)];
+        assert_eq!(countries.len(), 3);
+        assert_eq!(countries[0].name, "A");
+        assert_eq!(countries[0].polygons, vec![PolygonRings { outer: square.clone(), holes: vec![hole] }]);
+        assert_eq!(countries[1].polygons.len(), 2);
+        assert_eq!(countries[1].polygons[1].outer, inner);
+        assert_eq!(countries[2].name, "");
+        // Without a transform, positions are absolute.
+        let plain = r#"{"type": "Topology", "arcs": [[[0, 0], [4, 0], [4, 4]], [[4, 4], [0, 4], [0, 0]]],
+            "objects": {"c": {"type": "GeometryCollection", "geometries": [
+                {"type": "Polygon", "arcs": [[0, 1]]}]}}}"#;
+        let countries = decode_countries(plain, "c").unwrap();
+        assert_eq!(countries[0].polygons[0].outer, vec![v(0.0, 0.0), v(4.0, 0.0), v(4.0, 4.0), v(0.0, 4.0)]);
+    }
+
+    #[test]
+    fn bad_topologies_are_errors() {
+        assert!(matches!(decode_countries("{", "countries"), Err(TopoJsonError::Json(_))));
+        for (from, to) in [
+            ("[[0, 1], [-3]]", "[[0, 7]]"),
+            ("[[0, 1], [-3]]", "[[0]]"),
+            ("[[0, 1], [-3]]", "[[0, 1.5]]"),
+            ("[[0, 1], [-3]]", "[]"),
+            (r#""countries": {"#, r#""other": {"#),
+        ] {
+            let text = TOPOLOGY.replacen(from, to, 1);
+            let result = decode_countries(&text, "countries");
+            assert!(matches!(result, Err(TopoJsonError::Format(_))), "{to}: {result:?}");
+        }
+    }
+
+    #[test]
+    fn rings_across_the_antimeridian_and_around_a_pole() {
+        let ring = |points: &[[f32; 2]]| points.iter().map(|&p| Vec2::from(p)).collect::<Vec<_>>();
+        let polygon = |outer| PolygonRings { outer, holes: vec![] };
+        let across = polygon(ring(&[[179.0, 0.0], [-179.0, 0.0], [-179.0, 1.0], [179.0, 1.0]]));
+        let (plane, fix) = across.to_plane();
+        assert_eq!(fix, PlaneFix::Unwrapped);
+        assert_eq!(plane.outer, ring(&[[179.0, 0.0], [181.0, 0.0], [181.0, 1.0], [179.0, 1.0]]));
+        // Starting west of the antimeridian gives the same plane picture.
+        let west = polygon(ring(&[[-179.0, 0.0], [-179.0, 1.0], [179.0, 1.0], [179.0, 0.0]]));
+        assert_eq!(west.to_plane().0.outer, ring(&[[181.0, 0.0], [181.0, 1.0], [179.0, 1.0], [179.0, 0.0]]));
+        let pole = polygon(ring(&[[-180.0, -80.0], [0.0, -70.0], [180.0, -80.0]]));
+        let (plane, fix) = pole.to_plane();
+        assert_eq!(fix, PlaneFix::ClosedThroughPole);
+        let closed = [
+            [-180.0, -80.0],
+            [0.0, -70.0],
+            [180.0, -80.0],
+            [180.0, -80.0],
+            [180.0, -90.0],
+            [-180.0, -90.0],
+            [-180.0, -80.0],
+        ];
+        assert_eq!(plane.outer, ring(&closed));
+        let plain = polygon(ring(&[[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]));
+        assert_eq!(plain.to_plane(), (plain.clone(), PlaneFix::Unchanged));
+    }
+
+    #[test]
+    fn the_country_map() {
+        let countries = countries_110m();
+        assert_eq!(countries.len(), 177);
+        assert_eq!(countries.iter().map(|c| c.polygons.len()).sum::<usize>(), 285);
+        let with_holes: Vec<&str> = countries
+            .iter()
+            .filter(|c| c.polygons.iter().any(|p| !p.holes.is_empty()))
+            .map(|c| c.name.as_str())
+            .collect();
+        assert_eq!(with_holes, ["South Africa"]);
+    }
+}

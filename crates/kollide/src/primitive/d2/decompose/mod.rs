@@ -426,7 +426,8 @@ fn merge_convex(pos: &[Vec2], triangles: &[[u32; 3]], shared: &[SharedSide]) -> 
     for piece in pieces.iter().filter(|p| !p.is_empty()) {
         let start = out.vertices.len() as u32;
         let n = piece.len();
-        let turns = |k: usize| orient2d(at(piece[(k + n - 1) % n]), at(piece[k]), at(piece[(k + 1) % n])) != 0;
+        let turns =
+            |k: usize| orient2d(at(piece[(k + n - 1) % n]), at(piece[k]), at(piece[(k + 1) % n])) != 0;
         out.vertices.extend((0..n).filter(|&k| turns(k)).map(|k| at(piece[k])));
         out.ranges.push(start..out.vertices.len() as u32);
     }
