@@ -820,6 +820,17 @@ fn bad_input_is_refused_or_documented() {
         assert!(in_pieces(v(3.0, 3.0), &pieces));
         check_polygon(&sq, std::slice::from_ref(&hole), &[], &mut r, 500, "an ignored hole");
     }
+    // Extreme but finite coordinates: decided exactly, no panic.
+    // Scaling by a power of two keeps every predicate's sign: the same pieces, scaled.
+    let unit = run(&sq, std::slice::from_ref(&hole)).unwrap();
+    for scale in [2.0f32.powi(100), 2.0f32.powi(-100), 2.0f32.powi(-140)] {
+        let big: Vec<Vec2> = sq.iter().map(|&p| p * scale).collect();
+        let holes = [hole.iter().map(|&p| p * scale).collect::<Vec<_>>()];
+        let pieces = run(&big, &holes).unwrap();
+        assert_eq!(pieces.vertices, unit.vertices.iter().map(|&p| p * scale).collect::<Vec<_>>(), "{scale}");
+    }
+    let huge = [v(-f32::MAX, -f32::MAX), v(f32::MAX, -f32::MAX), v(0.0, f32::MAX)];
+    assert_eq!(run(&huge, &[]).map(|p| p.len()), Ok(1));
     // The pieces' accessors.
     let pieces = run(&sq, std::slice::from_ref(&hole)).unwrap();
     assert_eq!(pieces.iter().len(), pieces.len());

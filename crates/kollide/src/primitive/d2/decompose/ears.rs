@@ -1,4 +1,4 @@
-//! Step 2 and 3 of the decomposition: the ring with its holes bridged in, and ear clipping.
+//! Steps 2 and 3 of the decomposition: the ring with its holes bridged in, and ear clipping.
 
 use glam::{DVec2, Vec2};
 
@@ -8,7 +8,8 @@ use crate::primitive::orient2d;
 /// What lies across a ring edge.
 #[derive(Clone, Copy)]
 enum Across {
-    /// The outside of the polygon.
+    /// Nothing to merge with: the outside of the polygon, or a side whose neighbour was lost when
+    /// a straight vertex was dropped.
     Boundary,
     /// A triangle already clipped, whose side runs `from → to`.
     Triangle(TriangleSide),

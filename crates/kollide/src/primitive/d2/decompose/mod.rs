@@ -90,7 +90,14 @@ pub enum DecomposeError {
     /// Ear clipping found no ear: the rings touch or overlap along edges in a way the method
     /// cannot resolve, or they wind around some region more than once without crossing.
     NoEar,
+    /// More than [`MAX_DECOMPOSE_VERTICES`] vertices in all (pieces are indexed by `u32`).
+    TooManyVertices,
 }
+
+/// The most vertices, outer ring and holes together, that [`decompose_polygon2`] accepts: its
+/// output holds at most three vertices per triangle, and triangles number fewer than the
+/// vertices plus twice the holes, all indexed by `u32`.
+pub const MAX_DECOMPOSE_VERTICES: usize = (u32::MAX / 8) as usize;
 
 impl std::fmt::Display for DecomposeError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -107,6 +114,7 @@ impl std::fmt::Display for DecomposeError {
             Self::HoleInsideHole { hole, other } => write!(f, "hole {hole} lies inside hole {other}"),
             Self::NoBridge(h) => write!(f, "no bridge from hole {h} to the outer ring was found"),
             Self::NoEar => write!(f, "ear clipping found no ear (the rings touch or overlap)"),
+            Self::TooManyVertices => write!(f, "more than {MAX_DECOMPOSE_VERTICES} vertices"),
         }
     }
 }
@@ -142,7 +150,7 @@ pub fn polygon_area2(ring: &[Vec2]) -> f32 {
 ///
 /// Errors ([`DecomposeError`]): a non-finite coordinate; an outer ring with fewer than 3 distinct
 /// vertices or no area; two edges that cross; a hole with a vertex strictly outside the outer ring
-/// or strictly inside another hole. Invalid input that these checks miss (rings that cross only
+/// or strictly inside another hole; more than [`MAX_DECOMPOSE_VERTICES`] vertices. Invalid input that these checks miss (rings that cross only
 /// through shared vertices, two equal holes) gets [`DecomposeError::NoEar`] or unspecified pieces;
 /// nothing panics.
 ///
@@ -177,6 +185,9 @@ pub fn polygon_area2(ring: &[Vec2]) -> f32 {
 /// Cost: `O(n²)` time for `n` vertices in all when the candidate stack does not run dry (each
 /// re-scan costs `O(n²)` more), `O(n)` memory.
 pub fn decompose_polygon2(outer: &[Vec2], holes: &[&[Vec2]]) -> Result<ConvexPieces2, DecomposeError> {
+    if outer.len() + holes.iter().map(|h| h.len()).sum::<usize>() > MAX_DECOMPOSE_VERTICES {
+        return Err(DecomposeError::TooManyVertices);
+    }
     check_finite(outer, RingId::Outer)?;
     for (k, hole) in holes.iter().enumerate() {
         check_finite(hole, RingId::Hole(k))?;
