@@ -51,6 +51,14 @@ fn in_pieces(p: Vec2, pieces: &ConvexPieces2) -> bool {
     pieces.iter().any(|piece| point_in_convex_polygon(p, piece))
 }
 
+/// The number of pieces with `p` strictly inside (left of every edge, exactly): at most one where
+/// the pieces do not overlap.
+fn pieces_around(p: Vec2, pieces: &ConvexPieces2) -> usize {
+    let inside =
+        |piece: &[Vec2]| (0..piece.len()).all(|k| orient2d(piece[k], piece[(k + 1) % piece.len()], p) > 0);
+    pieces.iter().filter(|piece| inside(piece)).count()
+}
+
 fn bounds(points: impl IntoIterator<Item = Vec2>) -> (Vec2, Vec2) {
     points.into_iter().fold((Vec2::INFINITY, Vec2::NEG_INFINITY), |(lo, hi), p| (lo.min(p), hi.max(p)))
 }
@@ -190,7 +198,7 @@ fn map_polygons() -> (Vec<String>, Vec<MapPolygon>) {
     (countries.into_iter().map(|c| c.name).collect(), out)
 }
 
-/// The first f32 coordinates times 2^24 as integers, asserting that this is exact.
+/// An `f32` point times 2^24, as integers (asserting that this is exact).
 fn exact_integer(p: Vec2) -> I64Vec2 {
     let q = p.as_dvec2() * 16_777_216.0;
     assert_eq!(q, q.round(), "{p} is not a multiple of 2^-24");
@@ -238,8 +246,10 @@ fn every_country_polygon_decomposes_into_a_tiling() {
     println!("{} polygons, {vertices} vertices: {pieces} convex pieces", polygons.len());
 }
 
-/// Sample points: uniform over `lo..hi`, plus for every ring edge a point on each side of its
-/// midpoint at a distance in `[2e-4, 1e-2]` degrees, plus every ring vertex.
+/// Sample points: uniform over the map's box, plus for every ring edge a point on each side of
+/// its midpoint and a point in a random direction from its first vertex, at distances in
+/// `[2e-4, 1e-2]` degrees. (The vertices themselves are on the boundary; that each lies in a
+/// piece is checked by `every_country_polygon_decomposes_into_a_tiling`.)
 #[test]
 fn points_in_countries_equal_the_winding_reference() {
     let (names, polygons) = map_polygons();
@@ -257,7 +267,8 @@ fn points_in_countries_equal_the_winding_reference() {
                 let d = r.random_range(2e-4..1e-2);
                 points.push(((a + b) * 0.5 + normal * d, Some(p.country)));
                 points.push(((a + b) * 0.5 - normal * d, Some(p.country)));
-                points.push((a, Some(p.country)));
+                let away = Vec2::from_angle(r.random_range(0.0..std::f32::consts::TAU));
+                points.push((a + away * r.random_range(2e-4..1e-2), Some(p.country)));
             }
         }
     }
@@ -276,6 +287,7 @@ fn points_in_countries_equal_the_winding_reference() {
                 // diagonals between pieces make "which piece" ambiguous there).
                 near |= distance_to_rings(point, &p.rings.outer, &p.rings.holes) < 1e-4;
                 by_pieces |= in_pieces(point, &p.pieces);
+                assert!(pieces_around(point, &p.pieces) <= 1, "{point} in two pieces of {name}");
                 by_rings |= inside_rings(point, &p.rings.outer, &p.rings.holes);
             }
             if near {
@@ -383,7 +395,8 @@ fn rays_into_countries_equal_the_edge_reference() {
 /// Decomposes the polygon (which must succeed), asserts the tiling, and compares `samples` random
 /// points of its box and a point on each side of every edge with the winding reference (points
 /// within 1e-4 of the box size from a ring edge are not compared: the boundary is ambiguous, see
-/// `points_in_countries_equal_the_winding_reference`). Returns the number of pieces.
+/// `points_in_countries_equal_the_winding_reference`); no point is strictly inside two pieces.
+/// Returns the number of pieces.
 fn check_polygon(
     outer: &[Vec2],
     holes: &[Vec<Vec2>],
@@ -406,6 +419,7 @@ fn check_polygon(
         }
     }
     for p in points {
+        assert!(pieces_around(p, &pieces) <= 1, "{what}: {p} in two pieces");
         if distance_to_rings(p, outer, holes) >= 1e-4 * f64::from(size) {
             assert_eq!(in_pieces(p, &pieces), inside_rings(p, outer, holes), "{what}: point {p}");
         }
