@@ -238,8 +238,11 @@ fn decode_ring(indices: &Value, arcs: &[Vec<Vec2>]) -> Result<Vec<Vec2>, TopoJso
             return format_error(format!("arc index {i} out of range"));
         };
         let points: Vec<Vec2> = if reversed { arc.iter().rev().copied().collect() } else { arc.clone() };
-        let skip = usize::from(!ring.is_empty());
-        ring.extend(points.into_iter().skip(skip));
+        match ring.last() {
+            None => ring.extend(points),
+            Some(last) if points.first() == Some(last) => ring.extend(points.into_iter().skip(1)),
+            Some(_) => return format_error(format!("arc {i} does not start where the ring has got to")),
+        }
     }
     match (ring.first(), ring.last()) {
         (Some(first), Some(last)) if first == last && ring.len() > 1 => {
@@ -308,6 +311,7 @@ mod tests {
             ("[[0, 1], [-3]]", "[[0]]"),
             ("[[0, 1], [-3]]", "[[0, 1.5]]"),
             ("[[0, 1], [-3]]", "[]"),
+            ("[[0, 1], [-3]]", "[[0, -2]]"),
             (r#""countries": {"#, r#""other": {"#),
         ] {
             let text = TOPOLOGY.replacen(from, to, 1);

@@ -150,9 +150,11 @@ pub fn polygon_area2(ring: &[Vec2]) -> f32 {
 ///
 /// Errors ([`DecomposeError`]): a non-finite coordinate; an outer ring with fewer than 3 distinct
 /// vertices or no area; two edges that cross; a hole with a vertex strictly outside the outer ring
-/// or strictly inside another hole; more than [`MAX_DECOMPOSE_VERTICES`] vertices. Invalid input that these checks miss (rings that cross only
-/// through shared vertices, two equal holes) gets [`DecomposeError::NoEar`] or unspecified pieces;
-/// nothing panics.
+/// or strictly inside another hole; more than [`MAX_DECOMPOSE_VERTICES`] vertices. Invalid input
+/// that these checks miss (holes that overlap with no vertex strictly inside the other, equal
+/// holes, rings that cross only through a shared vertex) leaves a region wound twice or not at
+/// all; in every such case tested the ear clipping then stops with [`DecomposeError::NoEar`], but
+/// the pieces of undetected invalid input are unspecified. Nothing panics.
 ///
 /// # Method
 ///
