@@ -758,6 +758,12 @@ fn touching_rings_and_degenerate_vertices() {
             4,
         ),
         (
+            "a ring touching itself at a vertex",
+            vec![v(0.0, 0.0), v(2.0, 0.0), v(1.0, 1.0), v(2.0, 2.0), v(0.0, 2.0), v(1.0, 1.0)],
+            vec![],
+            2,
+        ),
+        (
             "spikes out of and into the polygon",
             vec![
                 v(0.0, 0.0),
@@ -866,6 +872,13 @@ fn bad_input_is_refused_or_documented() {
     for holes in [[&triangle, &half], [&half, &triangle], [&triangle, &triangle], [&rectangle, &left]] {
         assert_eq!(run(&big, &holes.map(Vec::clone)), Err(NoEar), "{holes:?}");
     }
+    // A ring crossing itself through a vertex (its second loop turns the other way): not
+    // detected by the crossing test, and no ear clips the clockwise loop.
+    let crossing = vec![v(0.0, 0.0), v(1.0, 1.0), v(2.0, 3.0), v(3.0, 0.0), v(1.0, 1.0), v(0.0, 3.0)];
+    assert_eq!(run(&crossing, &[]), Err(NoEar));
+    // Or through a straight vertex, which cleaning drops: then the crossing is seen.
+    let straight = vec![v(0.0, 0.0), v(2.0, 0.0), v(1.0, 1.0), v(0.0, 2.0), v(2.0, 2.0), v(1.0, 1.0)];
+    assert_eq!(run(&straight, &[]), Err(SelfIntersection(at(RingId::Outer, 1), at(RingId::Outer, 4))));
     // Holes without area remove nothing and are ignored.
     let mut r = rng(0x2525_0006);
     for empty in [vec![], vec![v(1.0, 1.0); 3], vec![v(1.0, 1.0), v(2.0, 2.0), v(3.0, 3.0)]] {
