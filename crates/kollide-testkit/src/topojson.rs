@@ -100,7 +100,8 @@ fn ring_to_plane(ring: &[Vec2]) -> (Vec<Vec2>, PlaneFix) {
     let Some((&first, &last)) = ring.first().zip(ring.last()) else {
         return (Vec::new(), PlaneFix::Unchanged);
     };
-    let closing = turns + wrap(f64::from(last.x), f64::from(first.x));
+    let last_wrap = wrap(f64::from(last.x), f64::from(first.x));
+    let closing = turns + last_wrap;
     let mut fix = if out.iter().zip(ring).any(|(a, b)| a.x != f64::from(b.x)) {
         PlaneFix::Unwrapped
     } else {
@@ -108,10 +109,10 @@ fn ring_to_plane(ring: &[Vec2]) -> (Vec<Vec2>, PlaneFix) {
     };
     if closing != 0.0 {
         // The closing edge runs from `a` to `b`, the first vertex moved by the net turn: it
-        // crosses the meridian `edge` (±180° in the unwrapped frame) at latitude `lat`.
+        // crosses the antimeridian, `edge` in the unwrapped frame of `a`, at latitude `lat`.
         let a = out[n - 1];
         let b = DVec2::new(f64::from(first.x) + 360.0 * closing, f64::from(first.y));
-        let edge = if closing > 0.0 { 180.0 } else { -180.0 };
+        let edge = 180.0 * last_wrap + 360.0 * turns;
         let lat = if b.x == a.x { a.y } else { a.y + (edge - a.x) / (b.x - a.x) * (b.y - a.y) };
         let mean = out.iter().map(|p| p.y).sum::<f64>() / n as f64;
         let pole = if mean < 0.0 { -90.0 } else { 90.0 };
@@ -331,6 +332,21 @@ mod tests {
         // Starting west of the antimeridian gives the same plane picture.
         let west = polygon(ring(&[[-179.0, 0.0], [-179.0, 1.0], [179.0, 1.0], [179.0, 0.0]]));
         assert_eq!(west.to_plane().0.outer, ring(&[[181.0, 0.0], [181.0, 1.0], [179.0, 1.0], [179.0, 0.0]]));
+        // Around the north pole westward, starting east of the antimeridian.
+        let north = polygon(ring(&[[170.0, 80.0], [50.0, 70.0], [-70.0, 75.0], [-170.0, 85.0]]));
+        let (plane, fix) = north.to_plane();
+        assert_eq!(fix, PlaneFix::ClosedThroughPole);
+        let closed = [
+            [170.0, 80.0],
+            [50.0, 70.0],
+            [-70.0, 75.0],
+            [-170.0, 85.0],
+            [-180.0, 82.5],
+            [-180.0, 90.0],
+            [180.0, 90.0],
+            [180.0, 82.5],
+        ];
+        assert_eq!(plane.outer, ring(&closed));
         let pole = polygon(ring(&[[-180.0, -80.0], [0.0, -70.0], [180.0, -80.0]]));
         let (plane, fix) = pole.to_plane();
         assert_eq!(fix, PlaneFix::ClosedThroughPole);

@@ -551,7 +551,7 @@ fn random_polygon(r: &mut TestRng) -> (Vec<I64Vec2>, Vec<Vec<I64Vec2>>, Vec<I64V
     // Holes: star rings inside disjoint discs within the inner disc.
     let mut discs: Vec<(I64Vec2, f64)> = Vec::new();
     for _ in 0..r.random_range(0..6) {
-        let radius = r.random_range(10.0..inner.max(11.0) * 0.4);
+        let radius = r.random_range(10.0..(inner * 0.4).max(11.0));
         let offset = Vec2::from_angle(r.random_range(0.0..std::f32::consts::TAU)) * r.random_range(0.0..1.0);
         let center = c + (offset.as_dvec2() * (inner - radius).max(0.0)).round().as_i64vec2();
         let fits = (center - c).as_dvec2().length() + radius < inner;
