@@ -125,13 +125,16 @@ fn assert_tiles(pieces: &ConvexPieces2, outer: &[Vec2], holes: &[Vec<Vec2>], cov
 }
 
 /// The vertices where the polygon's interior angle exceeds 180°: right turns of the outer ring
-/// and left turns of the holes, both taken counter-clockwise, repeated vertices merged.
+/// and left turns of the holes, both taken counter-clockwise, once the vertices that do not turn
+/// are gone.
 fn reflex_vertices(outer: &[Vec2], holes: &[Vec<Vec2>]) -> usize {
     let count = |ring: &[Vec2], sign: i32| {
+        // Without repeats, straight vertices and spikes (vertices that do not turn), one at a time.
         let mut ring = ring.to_vec();
-        ring.dedup();
-        while ring.len() > 1 && ring.first() == ring.last() {
-            ring.pop();
+        let turn =
+            |r: &[Vec2], k: usize| orient2d(r[(k + r.len() - 1) % r.len()], r[k], r[(k + 1) % r.len()]);
+        while let Some(k) = (0..ring.len()).find(|&k| ring.len() >= 3 && turn(&ring, k) == 0) {
+            ring.remove(k);
         }
         let n = ring.len();
         let s = sign * twice_area(&ring).signum() as i32;
