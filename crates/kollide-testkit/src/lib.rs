@@ -19,6 +19,7 @@ pub mod reference_sphere_set;
 pub mod reference_tri_tri;
 pub mod reference_world;
 pub mod shapes;
+pub mod topojson;
 
 use proptest::test_runner::{Config, RngAlgorithm, RngSeed};
 

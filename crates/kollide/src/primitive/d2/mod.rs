@@ -45,10 +45,12 @@
 //! **Bad input.** Fewer than 3 vertices: never inside (winding number 0). Any non-finite
 //! coordinate (NaN, ±∞) in the point or the polygon: `false` (winding number 0).
 
+mod decompose;
 mod overlap;
 mod polygon;
 mod ray;
 
+pub use decompose::*;
 pub use overlap::*;
 pub use polygon::*;
 pub use ray::*;
