@@ -16,6 +16,7 @@ pub mod reference_ray;
 pub mod reference_sphere_set;
 pub mod reference_tri_tri;
 pub mod reference_world;
+pub mod reference_world2;
 pub mod shapes;
 
 use proptest::test_runner::{Config, RngAlgorithm, RngSeed};
