@@ -117,7 +117,12 @@ impl ModelDim for Dim3 {
         query::intersects(a, pa, b, pb)
     }
 
-    fn ref_cast_ray(shape: &Shape, to_world: &Affine3A, ray: &Ray3, max_t: f32) -> Result<Option<RayHit3>, QueryError> {
+    fn ref_cast_ray(
+        shape: &Shape,
+        to_world: &Affine3A,
+        ray: &Ray3,
+        max_t: f32,
+    ) -> Result<Option<RayHit3>, QueryError> {
         query::cast_ray(shape, to_world, ray, max_t)
     }
 
@@ -417,7 +422,12 @@ impl<D: ModelDim> ModelWorld<D> {
     }
 
     /// Every seen collider the ray hits within `[0, max_t]`, with its hit, by handle.
-    pub fn ray_hits(&self, ray: &RayOf<D>, max_t: f32, filter: &QueryFilter) -> Vec<(ColliderHandle, D::RayHit)> {
+    pub fn ray_hits(
+        &self,
+        ray: &RayOf<D>,
+        max_t: f32,
+        filter: &QueryFilter,
+    ) -> Vec<(ColliderHandle, D::RayHit)> {
         self.seen(filter)
             .filter_map(|(h, c)| {
                 let hit = D::ref_cast_ray(&c.shape, &c.placement, ray, max_t).expect("a valid ray");
@@ -448,9 +458,16 @@ impl<D: ModelDim> ModelWorld<D> {
     }
 
     /// The seen colliders (as A) that touch or overlap the placed shape, by handle.
-    pub fn overlapping(&self, shape: &D::Shape, placement: &D::Placement, filter: &QueryFilter) -> Vec<ColliderHandle> {
+    pub fn overlapping(
+        &self,
+        shape: &D::Shape,
+        placement: &D::Placement,
+        filter: &QueryFilter,
+    ) -> Vec<ColliderHandle> {
         self.seen(filter)
-            .filter(|(_, c)| D::ref_intersects(&c.shape, &c.placement, shape, placement).expect("valid shapes"))
+            .filter(|(_, c)| {
+                D::ref_intersects(&c.shape, &c.placement, shape, placement).expect("valid shapes")
+            })
             .map(|(h, _)| h)
             .collect()
     }

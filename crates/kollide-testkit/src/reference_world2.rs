@@ -86,7 +86,12 @@ impl ModelDim for Dim2 {
         query::intersects2(a, pa, b, pb)
     }
 
-    fn ref_cast_ray(shape: &Shape2, to_world: &Affine2, ray: &Ray2, max_t: f32) -> Result<Option<RayHit2>, QueryError> {
+    fn ref_cast_ray(
+        shape: &Shape2,
+        to_world: &Affine2,
+        ray: &Ray2,
+        max_t: f32,
+    ) -> Result<Option<RayHit2>, QueryError> {
         query::cast_ray2(shape, to_world, ray, max_t)
     }
 
@@ -122,9 +127,10 @@ pub fn random_convex2_of(rng: &mut TestRng, kind: ShapeKind2) -> ConvexShape2 {
         ShapeKind2::Capsule => {
             ConvexShape2::Capsule(Capsule2::new(rng.random_range(0.05..0.5), rng.random_range(0.1..0.35)))
         }
-        ShapeKind2::Cuboid => {
-            ConvexShape2::Cuboid(Cuboid2::new(Vec2::new(rng.random_range(0.1..0.6), rng.random_range(0.1..0.6))))
-        }
+        ShapeKind2::Cuboid => ConvexShape2::Cuboid(Cuboid2::new(Vec2::new(
+            rng.random_range(0.1..0.6),
+            rng.random_range(0.1..0.6),
+        ))),
         ShapeKind2::Segment => loop {
             let (a, b) = (random::point2(rng, 0.6), random::point2(rng, 0.6));
             if a.distance(b) >= 0.2 {
@@ -141,7 +147,11 @@ pub fn random_convex2_of(rng: &mut TestRng, kind: ShapeKind2) -> ConvexShape2 {
             let n = rng.random_range(5..=12);
             let size = rng.random_range(0.25..0.6);
             let points: Vec<Vec2> = (0..n)
-                .map(|_| Vec2::from_angle(rng.random_range(0.0..std::f32::consts::TAU)) * size * rng.random_range(0.6..1.0))
+                .map(|_| {
+                    Vec2::from_angle(rng.random_range(0.0..std::f32::consts::TAU))
+                        * size
+                        * rng.random_range(0.6..1.0)
+                })
                 .collect();
             let radius = if rng.random_bool(1.0 / 3.0) { rng.random_range(0.03..0.15) } else { 0.0 };
             match ConvexPolygon2::rounded(&points, radius) {
@@ -169,7 +179,8 @@ pub fn random_linear2(rng: &mut TestRng) -> Mat2 {
         _ => {
             let scale = Vec2::new(rng.random_range(0.4..1.4), rng.random_range(0.4..1.4));
             let shear = Mat2::from_cols(Vec2::X, Vec2::new(rng.random_range(-0.3..0.3), 1.0));
-            let reflect = if rng.random_bool(0.2) { Mat2::from_diagonal(Vec2::new(-1.0, 1.0)) } else { Mat2::IDENTITY };
+            let reflect =
+                if rng.random_bool(0.2) { Mat2::from_diagonal(Vec2::new(-1.0, 1.0)) } else { Mat2::IDENTITY };
             rotation * shear * Mat2::from_diagonal(scale) * reflect
         }
     }
@@ -229,11 +240,14 @@ pub fn scene_meshes2() -> &'static [(Arc<TriMesh2>, &'static str)] {
         let tau = std::f32::consts::TAU;
         // The star: the centre and 10 points alternately at radius 0.8 and 0.35.
         let mut star = vec![Vec2::ZERO];
-        star.extend((0..10).map(|i| Vec2::from_angle(tau * i as f32 / 10.0) * if i % 2 == 0 { 0.8 } else { 0.35 }));
+        star.extend(
+            (0..10).map(|i| Vec2::from_angle(tau * i as f32 / 10.0) * if i % 2 == 0 { 0.8 } else { 0.35 }),
+        );
         let star_tris = (0..10u32).map(|i| [0, 1 + i, 1 + (i + 1) % 10]).collect();
         // The ring: 8 outer points at 0.8 and 8 inner at 0.45.
-        let ring: Vec<Vec2> =
-            (0..16).map(|i| Vec2::from_angle(tau * (i % 8) as f32 / 8.0) * if i < 8 { 0.8 } else { 0.45 }).collect();
+        let ring: Vec<Vec2> = (0..16)
+            .map(|i| Vec2::from_angle(tau * (i % 8) as f32 / 8.0) * if i < 8 { 0.8 } else { 0.45 })
+            .collect();
         let ring_tris = (0..8u32).flat_map(|i| {
             let j = (i + 1) % 8;
             [[i, j, 8 + j], [i, 8 + j, 8 + i]]
@@ -241,9 +255,18 @@ pub fn scene_meshes2() -> &'static [(Arc<TriMesh2>, &'static str)] {
         let l = [(-0.8, -0.8), (0.8, -0.8), (0.8, -0.3), (-0.3, -0.3), (-0.3, 0.8), (-0.8, 0.8)]
             .map(|(x, y)| Vec2::new(x, y))
             .to_vec();
-        let soup = [(-0.8, -0.5), (0.2, -0.6), (-0.2, 0.4), (0.0, -0.2), (0.8, 0.1), (0.3, 0.7), (-0.6, 0.6), (0.6, -0.7)]
-            .map(|(x, y)| Vec2::new(x, y))
-            .to_vec();
+        let soup = [
+            (-0.8, -0.5),
+            (0.2, -0.6),
+            (-0.2, 0.4),
+            (0.0, -0.2),
+            (0.8, 0.1),
+            (0.3, 0.7),
+            (-0.6, 0.6),
+            (0.6, -0.7),
+        ]
+        .map(|(x, y)| Vec2::new(x, y))
+        .to_vec();
         vec![
             (build(star, star_tris), "star"),
             (build(ring, ring_tris.collect()), "ring"),
