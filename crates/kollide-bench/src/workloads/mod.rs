@@ -11,6 +11,7 @@ mod prim;
 mod query;
 mod sdf;
 mod world;
+mod world2;
 
 use glam::{Affine3A, Quat, Vec3};
 use parry3d::math::Pose;
@@ -79,6 +80,7 @@ pub fn all() -> Vec<Workload> {
     all.extend(sdf::workloads());
     all.extend(query::workloads());
     all.extend(world::workloads());
+    all.extend(world2::workloads());
     all
 }
 
