@@ -211,6 +211,9 @@ pub struct ModelStats {
     pub events: [usize; 4],
 }
 
+/// A pair's answer with the placements it was computed at.
+type Memo<D> = (<D as Dim>::Placement, <D as Dim>::Placement, bool);
+
 /// The brute-force world (see the module).
 pub struct ModelWorld<D: ModelDim = Dim3> {
     colliders: BTreeMap<ColliderHandle, ModelCollider<D>>,
@@ -219,7 +222,7 @@ pub struct ModelWorld<D: ModelDim = Dim3> {
     events: Vec<CollisionEvent>,
     rule: Option<ModelPairRule<D>>,
     /// The answer of each pair tested, with the placements it was tested at.
-    memo: HashMap<(ColliderHandle, ColliderHandle), (D::Placement, D::Placement, bool)>,
+    memo: HashMap<(ColliderHandle, ColliderHandle), Memo<D>>,
     pub stats: ModelStats,
 }
 

@@ -99,6 +99,9 @@ struct Counts {
     manifolds: usize,
     /// Touching pairs without a manifold: a one-sided chain with the shape behind it, or grazing.
     one_sided_without_manifold: usize,
+    /// Touching pairs of a one-sided chain and a shape in front of a segment it touches, without
+    /// a manifold (a known failure, capped).
+    one_sided_front_lost: usize,
     /// Touching pairs of segments without a manifold (a known failure, capped).
     crossing_segments_without_manifold: usize,
     grazing_without_manifold: usize,
@@ -463,7 +466,7 @@ fn check_step(d: &mut Driver) -> Result<(), String> {
         .iter()
         .position(|k| *k == e.kind)
         .unwrap()] += 1;
-        if !(model.contains(e.a) && model.contains(e.b)) || !model.allowed(e.a, e.b) {
+        if !(model.contains(e.a) && model.contains(e.b) && model.allowed(e.a, e.b)) {
             first.push(i);
             d.counts.dropped += 1;
         } else if !is_ended(e.kind)
@@ -496,13 +499,19 @@ fn check_step(d: &mut Driver) -> Result<(), String> {
                 let depth = query::contact2(&ca.shape, &ca.placement, &cb.shape, &cb.placement, 0.0)
                     .unwrap()
                     .map_or(0.0, |contact| -contact.separation);
-                let behind = |chain: &ModelCollider2, other: &ModelCollider2| {
+                let one_sided = |chain: &ModelCollider2, other: &ModelCollider2| {
                     matches!(&chain.shape, Shape2::Polyline(p) if p.is_one_sided())
                         && !matches!(other.shape, Shape2::Polyline(_))
-                        && every_touching_part_is_behind(chain, other)
                 };
+                let behind =
+                    |chain, other| one_sided(chain, other) && every_touching_part_is_behind(chain, other);
                 if behind(ca, cb) || behind(cb, ca) {
                     d.counts.one_sided_without_manifold += 1;
+                } else if one_sided(ca, cb) || one_sided(cb, ca) {
+                    // A known narrow-phase failure (see
+                    // `a_shape_in_front_of_a_one_sided_chain_at_a_convex_joint_gets_a_manifold`).
+                    d.counts.one_sided_front_lost += 1;
+                    known("a one-sided chain lost a contact in front", &pair);
                 } else if has_segments(&ca.shape) && has_segments(&cb.shape) {
                     // A known narrow-phase failure (see `crossing_segments_touch_and_get_a_manifold`).
                     d.counts.crossing_segments_without_manifold += 1;
@@ -635,6 +644,7 @@ fn steps_equal_the_brute_force_model() {
         total.manifolds += c.manifolds;
         total.one_sided_without_manifold += c.one_sided_without_manifold;
         total.crossing_segments_without_manifold += c.crossing_segments_without_manifold;
+        total.one_sided_front_lost += c.one_sided_front_lost;
         total.grazing_without_manifold += c.grazing_without_manifold;
         total.stale_edits += c.stale_edits;
         total.foreign_edits += c.foreign_edits;
@@ -651,6 +661,7 @@ fn steps_equal_the_brute_force_model() {
         "predicted beyond the distance: {total:?}"
     );
     assert!(total.crossing_segments_without_manifold * 1000 <= total.touching.max(1000), "{total:?}");
+    assert!(total.one_sided_front_lost * 10_000 <= total.touching.max(10_000), "{total:?}");
     // Not vacuous: every kind of event and of shape in contact, drops, predictions, bad handles.
     assert!(total.events.iter().all(|&n| n > 0) && total.touching_kinds.iter().all(|&n| n > 0), "{total:?}");
     assert!(total.dropped > 0 && total.predicted > 0 && total.manifolds > 0, "{total:?}");
@@ -1271,6 +1282,43 @@ fn crossing_segments_touch_and_get_a_manifold() {
             "{tilted:?} crossing the floor: no manifold"
         );
     }
+}
+
+/// A capsule deep in a one-sided zigzag chain (found by `steps_equal_the_brute_force_model` at
+/// ten times its cases): its origin lies in front of segment 2, which it touches near the convex
+/// joint with segment 3 (whose line passes just in front of the origin), so the chain collides
+/// with it; the pair touches but gets no manifold. Segment 2's own manifold is replaced, its
+/// normal being outside the segment's cone, by a recomputation on the segment's face that finds
+/// no point.
+#[test]
+fn a_shape_in_front_of_a_one_sided_chain_at_a_convex_joint_gets_a_manifold() {
+    let points = [
+        (-0.8, 0.08938226),
+        (-0.4, -0.2540838),
+        (0.0, -0.0666911),
+        (0.40000004, 0.16451576),
+        (0.8, -0.324728),
+    ];
+    let points: Vec<Vec2> = points.iter().map(|&(x, y)| Vec2::new(x, y)).collect();
+    let chain: Shape2 = Polyline2::new(&points, false, true).unwrap().into();
+    let chain_at = Affine2::from_mat2_translation(
+        glam::Mat2::from_cols(Vec2::new(-0.5336979, 0.6869334), Vec2::new(-0.6869334, -0.5336979)),
+        Vec2::new(1.6786184, -1.0512928),
+    );
+    let capsule = Shape2::Convex(ConvexShape2::Capsule(kollide::shape::Capsule2::new(0.3950614, 0.28834212)));
+    let capsule_at = Affine2::from_mat2_translation(
+        glam::Mat2::from_cols(Vec2::new(-0.3387495, 0.94087654), Vec2::new(-0.94087654, -0.3387495)),
+        Vec2::new(1.4169208, -0.56826264),
+    );
+    // In front of segment 2 (from points[2] to points[3]), which it touches.
+    let origin = chain_at.inverse().transform_point2(capsule_at.translation);
+    let d = points[3] - points[2];
+    assert!(Vec2::new(d.y, -d.x).dot(origin - points[2]) > 0.1);
+    let segment = Shape2::Convex(ConvexShape2::Segment(kollide::shape::Segment2::new(points[2], points[3])));
+    assert_eq!(query::intersects2(&segment, &chain_at, &capsule, &capsule_at), Ok(true));
+    let mut manifolds = Vec::new();
+    query::contact_manifolds2(&chain, &chain_at, &capsule, &capsule_at, 0.0, &mut manifolds).unwrap();
+    assert!(!manifolds.is_empty(), "a capsule in front of a segment it touches: no manifold");
 }
 
 // ---------------------------------------------------------------------------------------------
