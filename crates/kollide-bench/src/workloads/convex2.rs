@@ -72,16 +72,7 @@ pub fn workloads() -> Vec<Workload> {
 }
 
 fn row(name: &'static str, prepare: fn(usize, u64) -> Option<Box<dyn Prepared>>, balanced: bool) -> Workload {
-    Workload {
-        name,
-        metric: "ns/query",
-        ns_per_unit: 1.0,
-        peer: PARRY2D,
-        items: ITEMS,
-        check_items: 1000,
-        balanced,
-        prepare,
-    }
+    Workload { name, metric: "ns/query", ns_per_unit: 1.0, peer: PARRY2D, items: ITEMS, check_items: 1000, balanced, prepare }
 }
 
 /// One shape on both sides, and its bounding radius.
@@ -149,8 +140,7 @@ fn inputs(n: usize, seed: u64, pair: Pair) -> (Vec<KollideInput>, Vec<PeerInput>
         let mut tb = ta + dir * rng.random_range(0.0..0.4) * (ra + rb);
         if i % 2 == 1 {
             let gap = |t: Vec2| {
-                narrow::distance2(&ka, &pose(qa, ta), &kb, &pose(qb, t), &mut GjkCache2::default())
-                    .unwrap_or(0.0)
+                narrow::distance2(&ka, &pose(qa, ta), &kb, &pose(qb, t), &mut GjkCache2::default()).unwrap_or(0.0)
             };
             let (mut lo, mut hi) = (0.0f32, 2.0 * (ra + rb) + 1.0);
             let target = rng.random_range(0.005..0.1);
@@ -171,12 +161,8 @@ fn distance(n: usize, seed: u64, pair: Pair) -> Option<Box<dyn Prepared>> {
     Some(Box::new(Batch::new(
         k,
         p,
-        |(a, am, b, bm): &KollideInput| {
-            Loose(narrow::distance2(a, am, b, bm, &mut GjkCache2::default()).ok())
-        },
-        |(a, am, b, bm): &PeerInput| {
-            Loose(pq::distance(am, a.as_ref(), bm, b.as_ref()).ok().map(|d| d.distance))
-        },
+        |(a, am, b, bm): &KollideInput| Loose(narrow::distance2(a, am, b, bm, &mut GjkCache2::default()).ok()),
+        |(a, am, b, bm): &PeerInput| Loose(pq::distance(am, a.as_ref(), bm, b.as_ref()).ok().map(|d| d.distance)),
     )))
 }
 
@@ -186,12 +172,7 @@ fn contact(n: usize, seed: u64, pair: Pair) -> Option<Box<dyn Prepared>> {
         k,
         p,
         |(a, am, b, bm): &KollideInput| {
-            Loose(
-                narrow::contact2(a, am, b, bm, PREDICTION, &mut GjkCache2::default())
-                    .ok()
-                    .flatten()
-                    .map(|c| c.separation),
-            )
+            Loose(narrow::contact2(a, am, b, bm, PREDICTION, &mut GjkCache2::default()).ok().flatten().map(|c| c.separation))
         },
         |(a, am, b, bm): &PeerInput| {
             Loose(pq::contact(am, a.as_ref(), bm, b.as_ref(), PREDICTION).ok().flatten().map(|c| c.dist))
@@ -208,8 +189,7 @@ fn manifold(n: usize, seed: u64, pair: Pair) -> Option<Box<dyn Prepared>> {
         p,
         move |(a, am, b, bm): &KollideInput| {
             let mut m = manifold.borrow_mut();
-            if narrow::contact_manifold2(a, am, b, bm, PREDICTION, &mut GjkCache2::default(), &mut m).is_err()
-            {
+            if narrow::contact_manifold2(a, am, b, bm, PREDICTION, &mut GjkCache2::default(), &mut m).is_err() {
                 return Depth(None);
             }
             Depth(m.points().iter().map(|p| p.separation).reduce(f32::min))

@@ -24,9 +24,9 @@
 //! [`ConvexShape`]: crate::shape::ConvexShape
 
 mod cast;
+mod d2;
 mod closed_form;
 mod contact;
-mod d2;
 mod distance;
 mod epa;
 mod frame;
@@ -37,8 +37,8 @@ mod sat;
 mod types;
 
 pub use cast::{cast_ray, cast_shape, project_point};
-pub use contact::{contact, contact_gjk_epa, contact_manifold};
 pub use d2::*;
+pub use contact::{contact, contact_gjk_epa, contact_manifold};
 pub use distance::{distance, intersects};
 pub use gjk::GjkCache;
 pub use manifold::{ContactManifold, ManifoldPoint, PartManifold};

@@ -12,9 +12,7 @@ use crate::math::{Ray2, Ray3};
 use crate::narrow::ShapeCastHit2;
 use crate::primitive::RayHit3;
 use crate::primitive::d2::RayHit2;
-use crate::query::{
-    self, PairCache, PairCache2, PartManifold, PartManifold2, QueryError, Shape, Shape2, ShapeCastHit,
-};
+use crate::query::{self, PairCache, PairCache2, PartManifold, PartManifold2, QueryError, Shape, Shape2, ShapeCastHit};
 use crate::shape::{ConvexShape, ConvexShape2, Cuboid, Cuboid2};
 
 /// A dimension of worlds: the types of its shapes and the queries on them.
@@ -303,9 +301,7 @@ impl Dim for Dim2 {
         let Ok(local) = query::bounds2(shape, &Affine2::IDENTITY) else { return f32::INFINITY };
         let (linear, shift) = (new.matrix2 - old.matrix2, new.translation - old.translation);
         let mut largest = 0.0f32;
-        for corner in
-            [local.min, Vec2::new(local.max.x, local.min.y), local.max, Vec2::new(local.min.x, local.max.y)]
-        {
+        for corner in [local.min, Vec2::new(local.max.x, local.min.y), local.max, Vec2::new(local.min.x, local.max.y)] {
             let moved = (linear * corner + shift).length();
             if moved.is_nan() {
                 return f32::INFINITY;
@@ -337,21 +333,11 @@ impl Dim for Dim2 {
         query::contact_manifolds2_cached(a, a_to_world, b, b_to_world, prediction, cache, out)
     }
 
-    fn distance(
-        a: &Shape2,
-        a_to_world: &Affine2,
-        b: &Shape2,
-        b_to_world: &Affine2,
-    ) -> Result<f32, QueryError> {
+    fn distance(a: &Shape2, a_to_world: &Affine2, b: &Shape2, b_to_world: &Affine2) -> Result<f32, QueryError> {
         query::distance2(a, a_to_world, b, b_to_world)
     }
 
-    fn cast_ray(
-        shape: &Shape2,
-        to_world: &Affine2,
-        ray: &Ray2,
-        max_t: f32,
-    ) -> Result<Option<RayHit2>, QueryError> {
+    fn cast_ray(shape: &Shape2, to_world: &Affine2, ray: &Ray2, max_t: f32) -> Result<Option<RayHit2>, QueryError> {
         query::cast_ray2(shape, to_world, ray, max_t)
     }
 

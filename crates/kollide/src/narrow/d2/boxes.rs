@@ -111,12 +111,7 @@ pub(crate) fn box_axis(a: &FrameBox, b: &FrameBox) -> BoxAxis {
         let normal = -(b.axes[axis_b] * sign_b);
         BoxAxis { flip: true, edge: edge_facing(axis_b, sign_b), normal, separation: sep_b }
     } else {
-        BoxAxis {
-            flip: false,
-            edge: edge_facing(axis_a, sign_a),
-            normal: a.axes[axis_a] * sign_a,
-            separation: sep_a,
-        }
+        BoxAxis { flip: false, edge: edge_facing(axis_a, sign_a), normal: a.axes[axis_a] * sign_a, separation: sep_a }
     }
 }
 

@@ -104,11 +104,7 @@ where
         Advance::Hit(hit) => Some(hit),
         Advance::Overlapping(simplex) => {
             let contact = overlap_contact(a, margin_a, b, margin_b, &simplex);
-            contact.separation.is_finite().then_some(CastHit2 {
-                t: 0.0,
-                point: contact.point_b,
-                normal: contact.normal,
-            })
+            contact.separation.is_finite().then_some(CastHit2 { t: 0.0, point: contact.point_b, normal: contact.normal })
         }
         Advance::Miss => None,
     }
@@ -129,18 +125,12 @@ where
     S: SupportMap2 + ?Sized,
 {
     let dd = ray.dir.length_squared();
-    if !(ray.origin.is_finite()
-        && (f32::MIN_POSITIVE..=f32::MAX).contains(&dd)
-        && max_t >= 0.0
-        && margin_ok(margin))
-    {
+    if !(ray.origin.is_finite() && (f32::MIN_POSITIVE..=f32::MAX).contains(&dd) && max_t >= 0.0 && margin_ok(margin)) {
         return None;
     }
     let against = -ray.dir / dd.sqrt();
     match advance(shape, margin, &Point(ray.origin), 0.0, ray.dir, max_t, 0.0) {
-        Advance::Hit(hit) => {
-            Some(RayHit2 { t: hit.t, normal: if hit.t == 0.0 { against } else { hit.normal }, part: 0 })
-        }
+        Advance::Hit(hit) => Some(RayHit2 { t: hit.t, normal: if hit.t == 0.0 { against } else { hit.normal }, part: 0 }),
         Advance::Overlapping(_) => Some(RayHit2 { t: 0.0, normal: against, part: 0 }),
         Advance::Miss => None,
     }

@@ -65,12 +65,7 @@ impl SmallCore {
 
 /// Both shapes as small cores relative to A's origin.
 #[inline(always)]
-pub(crate) fn small_pair(
-    a: &ConvexShape2,
-    a_to_world: &Affine2,
-    b: &ConvexShape2,
-    b_to_world: &Affine2,
-) -> Option<(SmallCore, SmallCore)> {
+pub(crate) fn small_pair(a: &ConvexShape2, a_to_world: &Affine2, b: &ConvexShape2, b_to_world: &Affine2) -> Option<(SmallCore, SmallCore)> {
     let origin = a_to_world.translation;
     Some((SmallCore::new(a, a_to_world, origin)?, SmallCore::new(b, b_to_world, origin)?))
 }

@@ -91,13 +91,7 @@ where
 }
 
 /// The contact of shapes whose cores overlap, from GJK's simplex holding the origin.
-pub(super) fn overlap_contact<A, B>(
-    a: &A,
-    margin_a: f32,
-    b: &B,
-    margin_b: f32,
-    simplex: &Simplex2,
-) -> Penetration2
+pub(super) fn overlap_contact<A, B>(a: &A, margin_a: f32, b: &B, margin_b: f32, simplex: &Simplex2) -> Penetration2
 where
     A: SupportMap2 + ?Sized,
     B: SupportMap2 + ?Sized,
@@ -166,9 +160,7 @@ impl Polygon {
     }
 
     fn closest_edge(&self) -> usize {
-        (0..self.len)
-            .min_by(|&i, &j| self.corners[i].distance.total_cmp(&self.corners[j].distance))
-            .unwrap_or(0)
+        (0..self.len).min_by(|&i, &j| self.corners[i].distance.total_cmp(&self.corners[j].distance)).unwrap_or(0)
     }
 
     fn remove(&mut self, i: usize) {

@@ -109,8 +109,7 @@ const BOX_NORMALS: [Vec2; 4] = [Vec2::X, Vec2::Y, Vec2::NEG_X, Vec2::NEG_Y];
 
 impl Proxy2 {
     /// An empty proxy, to be filled by [`Proxy2::set`].
-    pub const EMPTY: Self =
-        Self { points: [Vec2::ZERO; MAX_PROXY], normals: [Vec2::ZERO; MAX_PROXY], count: 0, radius: 0.0 };
+    pub const EMPTY: Self = Self { points: [Vec2::ZERO; MAX_PROXY], normals: [Vec2::ZERO; MAX_PROXY], count: 0, radius: 0.0 };
 
     /// Places `shape` by `map` into `self`; `false` when it has no proxy (see the module
     /// documentation) or `map` is singular (a polygon collapsed onto a line has no edge normals).

@@ -71,13 +71,8 @@ pub struct Distance2 {
 
 impl Distance2 {
     /// The answer to non-finite input: infinitely far apart.
-    const INVALID: Self = Self {
-        distance: f32::INFINITY,
-        point_a: Vec2::ZERO,
-        point_b: Vec2::ZERO,
-        normal: Vec2::ZERO,
-        cores_overlap: false,
-    };
+    const INVALID: Self =
+        Self { distance: f32::INFINITY, point_a: Vec2::ZERO, point_b: Vec2::ZERO, normal: Vec2::ZERO, cores_overlap: false };
 }
 
 /// A vertex of the Minkowski difference `A - B`: `w = a - b` with `a = support_A(dir)` and
@@ -131,9 +126,7 @@ impl Simplex2 {
     /// The largest coordinate magnitude of the vertices' support points: the scale of their
     /// rounding errors.
     pub fn coordinate_scale(&self) -> f32 {
-        self.v[..self.len]
-            .iter()
-            .fold(0.0f32, |m, v| m.max(v.a.abs().max_element()).max(v.b.abs().max_element()))
+        self.v[..self.len].iter().fold(0.0f32, |m, v| m.max(v.a.abs().max_element()).max(v.b.abs().max_element()))
     }
 
     /// Replaces the simplex by the smallest face holding its point closest to the origin and
@@ -216,8 +209,9 @@ fn closest_on_triangle(p: [Vec2; 3]) -> Result<(Vec2, [f32; 3]), [f32; 3]> {
     let turn = orient2d(p[0], p[1], p[2]);
     // outside[k]: the origin is strictly outside the edge opposite vertex k (whose barycentric
     // coordinate is then negative); on a collinear triangle every edge is a candidate.
-    let outside: [bool; 3] =
-        std::array::from_fn(|k| turn == 0 || orient2d(p[(k + 1) % 3], p[(k + 2) % 3], Vec2::ZERO) == -turn);
+    let outside: [bool; 3] = std::array::from_fn(|k| {
+        turn == 0 || orient2d(p[(k + 1) % 3], p[(k + 2) % 3], Vec2::ZERO) == -turn
+    });
     if !outside.iter().any(|&o| o) {
         // Inside: λₖ ∝ pᵢ × pⱼ (twice the signed area of the origin with the opposite edge);
         // rounding may make one slightly negative.
@@ -371,13 +365,7 @@ where
         Gjk2::Overlapping { simplex } => {
             let (pa, pb) = simplex.witnesses();
             let point = (pa + pb) * 0.5;
-            Distance2 {
-                distance: 0.0,
-                point_a: point,
-                point_b: point,
-                normal: Vec2::ZERO,
-                cores_overlap: true,
-            }
+            Distance2 { distance: 0.0, point_a: point, point_b: point, normal: Vec2::ZERO, cores_overlap: true }
         }
         Gjk2::Invalid => Distance2::INVALID,
     }

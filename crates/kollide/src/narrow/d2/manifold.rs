@@ -141,14 +141,7 @@ fn collide_discs(ca: Vec2, ra: f32, cb: Vec2, rb: f32, prediction: f32, out: &mu
 /// polygon the closest feature to an outside point is that edge or one of its ends). `swap` when
 /// the disc is A.
 #[inline]
-fn collide_polygon_disc(
-    poly: &Proxy2,
-    center: Vec2,
-    radius: f32,
-    prediction: f32,
-    swap: bool,
-    out: &mut ContactManifold2,
-) {
+fn collide_polygon_disc(poly: &Proxy2, center: Vec2, radius: f32, prediction: f32, swap: bool, out: &mut ContactManifold2) {
     let n = poly.count;
     let mut edge = 0;
     let mut separation = f32::NEG_INFINITY;
@@ -215,12 +208,7 @@ fn collide_segments(a: &Proxy2, b: &Proxy2, prediction: f32, out: &mut ContactMa
     if dist2 <= (1e-6 * size) * (1e-6 * size) {
         if let Some((n, core_separation, on_a, on_b)) = polygon_overlap(a, b) {
             out.normal = n;
-            out.push(
-                on_a + n * a.radius,
-                on_b - n * b.radius,
-                core_separation - radius,
-                feature_id(false, 0, 0, 2),
-            );
+            out.push(on_a + n * a.radius, on_b - n * b.radius, core_separation - radius, feature_id(false, 0, 0, 2));
             return;
         }
     }
@@ -270,8 +258,7 @@ pub(crate) fn polygon_overlap(a: &Proxy2, b: &Proxy2) -> Option<(Vec2, f32, Vec2
     if !(sep_a.max(sep_b) <= 0.0) {
         return None;
     }
-    let (reference, incident, edge, flip) =
-        if sep_b > sep_a { (b, a, edge_b, true) } else { (a, b, edge_a, false) };
+    let (reference, incident, edge, flip) = if sep_b > sep_a { (b, a, edge_b, true) } else { (a, b, edge_a, false) };
     let n = reference.normals[edge];
     let deepest = incident.support(-n);
     let separation = sep_a.max(sep_b);
@@ -348,14 +335,7 @@ fn most_opposed_edge(incident: &Proxy2, normal: Vec2) -> usize {
 /// The manifold with `reference`'s edge `edge` as the reference edge, whatever the separating
 /// axes say (chains use it to replace a normal that points across a neighbouring segment).
 /// `flip` when the reference is B. A disc (one point) gets the one point under the edge's normal.
-pub(crate) fn collide_on_edge(
-    reference: &Proxy2,
-    edge: usize,
-    incident: &Proxy2,
-    flip: bool,
-    prediction: f32,
-    out: &mut ContactManifold2,
-) {
+pub(crate) fn collide_on_edge(reference: &Proxy2, edge: usize, incident: &Proxy2, flip: bool, prediction: f32, out: &mut ContactManifold2) {
     out.clear();
     let normal = reference.normals[edge];
     if incident.count == 1 {
@@ -377,15 +357,7 @@ pub(crate) fn collide_on_edge(
 
 /// Clips `incident`'s edge `i21` to the extent of `reference`'s edge `i11` and keeps the points
 /// within `prediction` (see the module documentation).
-fn clip_incident(
-    reference: &Proxy2,
-    i11: usize,
-    incident: &Proxy2,
-    i21: usize,
-    flip: bool,
-    prediction: f32,
-    out: &mut ContactManifold2,
-) {
+fn clip_incident(reference: &Proxy2, i11: usize, incident: &Proxy2, i21: usize, flip: bool, prediction: f32, out: &mut ContactManifold2) {
     let next = |p: &Proxy2, i: usize| if i + 1 == p.count { 0 } else { i + 1 };
     let (i12, i22) = (next(reference, i11), next(incident, i21));
     let edges = ClipEdges {

@@ -3,11 +3,11 @@
 use glam::{Affine2, Vec2};
 
 use super::boxes::{FrameBox, box_axis, box_overlap, collide_boxes};
-use super::cast::cast_shapes2;
 use super::closed_form::{closest, small_contact, small_manifold, small_pair};
-use super::epa::contact2 as penetration2;
 use super::frame::{PairFrame2, Placed, Proxy2, is_rigid2, similarity_scale};
 use super::gjk::{GjkCache2, gjk_distance2, gjk_intersects2};
+use super::epa::contact2 as penetration2;
+use super::cast::cast_shapes2;
 use super::manifold::{ContactManifold2, collide_proxies, polygon_overlap};
 use crate::math::Ray2;
 use crate::narrow::NarrowError;
@@ -45,12 +45,7 @@ pub struct ShapeCastHit2 {
 
 /// Checks the operands of a pair query.
 #[inline]
-fn check(
-    a: &ConvexShape2,
-    a_to_world: &Affine2,
-    b: &ConvexShape2,
-    b_to_world: &Affine2,
-) -> Result<(), NarrowError> {
+fn check(a: &ConvexShape2, a_to_world: &Affine2, b: &ConvexShape2, b_to_world: &Affine2) -> Result<(), NarrowError> {
     if !a.is_valid() {
         return Err(NarrowError::InvalidShape(0));
     }
@@ -65,12 +60,7 @@ fn check(
 
 /// Checks the operands of a pair query and builds its frame.
 #[inline]
-fn pair_frame(
-    a: &ConvexShape2,
-    a_to_world: &Affine2,
-    b: &ConvexShape2,
-    b_to_world: &Affine2,
-) -> Result<PairFrame2, NarrowError> {
+fn pair_frame(a: &ConvexShape2, a_to_world: &Affine2, b: &ConvexShape2, b_to_world: &Affine2) -> Result<PairFrame2, NarrowError> {
     check(a, a_to_world, b, b_to_world)?;
     PairFrame2::new(a_to_world, b_to_world).ok_or(NarrowError::NonFinite)
 }
@@ -78,12 +68,7 @@ fn pair_frame(
 /// Two discs under rigid maps (the radii), decided without a branch per test; invalid inputs go
 /// to the general path, which reports them.
 #[inline(always)]
-fn rigid_discs(
-    a: &ConvexShape2,
-    a_to_world: &Affine2,
-    b: &ConvexShape2,
-    b_to_world: &Affine2,
-) -> Option<(f32, f32)> {
+fn rigid_discs(a: &ConvexShape2, a_to_world: &Affine2, b: &ConvexShape2, b_to_world: &Affine2) -> Option<(f32, f32)> {
     let (ConvexShape2::Ball(x), ConvexShape2::Ball(y)) = (a, b) else { return None };
     // A negative or NaN radius has a bit pattern above infinity's.
     let ok = (x.radius.to_bits().max(y.radius.to_bits()) < f32::INFINITY.to_bits())
@@ -206,14 +191,7 @@ pub fn contact2(
         let n = if dist > 0.0 { d / dist } else { Vec2::Y };
         let point_a = a_to_world.translation + n * ra;
         let point_b = b_to_world.translation - n * rb;
-        return Ok(Some(Contact2 {
-            point_a,
-            point_b,
-            normal: n,
-            separation: dist - ra - rb,
-            part_a: 0,
-            part_b: 0,
-        }));
+        return Ok(Some(Contact2 { point_a, point_b, normal: n, separation: dist - ra - rb, part_a: 0, part_b: 0 }));
     }
     contact2_general(a, a_to_world, b, b_to_world, prediction, cache)
 }
@@ -235,11 +213,7 @@ fn contact2_general(
     if let Some((ca, cb)) = small_pair(a, a_to_world, b, b_to_world) {
         let c = small_contact(&ca, &cb);
         let origin = a_to_world.translation;
-        return Ok((c.separation <= prediction).then(|| Contact2 {
-            point_a: c.point_a + origin,
-            point_b: c.point_b + origin,
-            ..c
-        }));
+        return Ok((c.separation <= prediction).then(|| Contact2 { point_a: c.point_a + origin, point_b: c.point_b + origin, ..c }));
     }
     let frame = pair_frame(a, a_to_world, b, b_to_world)?;
     if let Some((ba, bb)) = frame_boxes(&frame, a, b) {
@@ -270,14 +244,7 @@ fn contact2_general(
                     support_contact(&frame, a, b, cache)
                 } else {
                     let separation = (d.point_b - d.point_a).dot(d.normal);
-                    Contact2 {
-                        point_a: d.point_a,
-                        point_b: d.point_b,
-                        normal: d.normal,
-                        separation,
-                        part_a: 0,
-                        part_b: 0,
-                    }
+                    Contact2 { point_a: d.point_a, point_b: d.point_b, normal: d.normal, separation, part_a: 0, part_b: 0 }
                 }
             }
         }
@@ -366,22 +333,12 @@ fn contact_manifold2_general(
 ///
 /// The ray is cast in the shape's local frame (a ray keeps its parameter under an affine map) by
 /// the shape's closed form; the normal maps back by the inverse transpose.
-pub fn cast_ray2(
-    shape: &ConvexShape2,
-    shape_to_world: &Affine2,
-    ray: &Ray2,
-    max_t: f32,
-) -> Result<Option<RayHit2>, NarrowError> {
+pub fn cast_ray2(shape: &ConvexShape2, shape_to_world: &Affine2, ray: &Ray2, max_t: f32) -> Result<Option<RayHit2>, NarrowError> {
     if !shape.is_valid() {
         return Err(NarrowError::InvalidShape(0));
     }
     let det = shape_to_world.matrix2.determinant();
-    if !shape_to_world.is_finite()
-        || !(det.abs() > 0.0)
-        || !ray.origin.is_finite()
-        || !ray.dir.is_finite()
-        || max_t.is_nan()
-    {
+    if !shape_to_world.is_finite() || !(det.abs() > 0.0) || !ray.origin.is_finite() || !ray.dir.is_finite() || max_t.is_nan() {
         return Err(NarrowError::NonFinite);
     }
     let inv = shape_to_world.inverse();
@@ -398,11 +355,7 @@ pub fn cast_ray2(
 ///
 /// Under a rigid placement the closed form in the local frame; otherwise GJK between the point
 /// and the placed shape (the metric is not preserved).
-pub fn project_point2(
-    shape: &ConvexShape2,
-    shape_to_world: &Affine2,
-    p: Vec2,
-) -> Result<PointProjection2, NarrowError> {
+pub fn project_point2(shape: &ConvexShape2, shape_to_world: &Affine2, p: Vec2) -> Result<PointProjection2, NarrowError> {
     if !shape.is_valid() {
         return Err(NarrowError::InvalidShape(0));
     }
@@ -475,23 +428,11 @@ fn frame_boxes(frame: &PairFrame2, a: &ConvexShape2, b: &ConvexShape2) -> Option
 
 /// The contact from the support-map algorithms (GJK, then EPA when the cores overlap), in the
 /// pair frame.
-fn support_contact(
-    frame: &PairFrame2,
-    a: &ConvexShape2,
-    b: &ConvexShape2,
-    cache: &mut GjkCache2,
-) -> Contact2 {
+fn support_contact(frame: &PairFrame2, a: &ConvexShape2, b: &ConvexShape2, cache: &mut GjkCache2) -> Contact2 {
     let (sa, ma) = Placed::new(a, &frame.a);
     let (sb, mb) = Placed::new(b, &frame.b);
     let p = penetration2(&sa, ma, &sb, mb, cache);
-    Contact2 {
-        point_a: p.point_a,
-        point_b: p.point_b,
-        normal: p.normal,
-        separation: p.separation,
-        part_a: 0,
-        part_b: 0,
-    }
+    Contact2 { point_a: p.point_a, point_b: p.point_b, normal: p.normal, separation: p.separation, part_a: 0, part_b: 0 }
 }
 
 /// A frame contact in world space.

@@ -195,11 +195,7 @@ fn cast_segment(ray: &Ray2, dd: f32, max_t: f32, a: Vec2, b: Vec2) -> Option<Ray
         }
         let n = e.perp();
         let n = if n.dot(d) > 0.0 { -n } else { n };
-        return Some(RayHit2 {
-            t: (t_num / denom).min(max_t),
-            normal: unit_or_against(n, 1.0, d, dd),
-            part: 0,
-        });
+        return Some(RayHit2 { t: (t_num / denom).min(max_t), normal: unit_or_against(n, 1.0, d, dd), part: 0 });
     }
     if s_num != 0.0 {
         return None; // parallel, off the line

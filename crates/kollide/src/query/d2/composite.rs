@@ -28,9 +28,7 @@ impl std::fmt::Display for CompositeError2 {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             CompositeError2::Empty => write!(f, "the shape has no parts"),
-            CompositeError2::InvalidPart(i) => {
-                write!(f, "part {i} is not finite, invalid or singularly placed")
-            }
+            CompositeError2::InvalidPart(i) => write!(f, "part {i} is not finite, invalid or singularly placed"),
             CompositeError2::BadIndex(i) => write!(f, "triangle {i} has a vertex index out of range"),
         }
     }
@@ -66,10 +64,7 @@ impl FlatBvh {
         }
         let order = self.bvh.leaf_order();
         let (min, max) = (local.min.extend(0.0), local.max.extend(0.0));
-        self.bvh.traverse(
-            |node| node.overlap_mask(min, max),
-            |range| range.into_iter().all(|k| visit(order[k as usize])),
-        )
+        self.bvh.traverse(|node| node.overlap_mask(min, max), |range| range.into_iter().all(|k| visit(order[k as usize])))
     }
 }
 
@@ -77,11 +72,7 @@ impl FlatBvh {
 /// the map cannot be inverted into finite numbers).
 pub(crate) fn region_in_frame2(region: &Aabb2, to_world: &Affine2) -> Aabb2 {
     let local = region.transformed(&to_world.inverse());
-    if local.min.is_nan() || local.max.is_nan() {
-        Aabb2::new(Vec2::NEG_INFINITY, Vec2::INFINITY)
-    } else {
-        local
-    }
+    if local.min.is_nan() || local.max.is_nan() { Aabb2::new(Vec2::NEG_INFINITY, Vec2::INFINITY) } else { local }
 }
 
 /// Convex shapes placed in a common frame by local affine maps, with a BVH over their boxes. A
@@ -123,11 +114,7 @@ impl Compound2 {
 
     /// Visits the children whose box overlaps `local` (compound frame) as `visit(index, shape,
     /// child_to_compound)`, until `visit` returns `false`; returns `false` if stopped.
-    pub fn visit_children(
-        &self,
-        local: &Aabb2,
-        mut visit: impl FnMut(u32, &ConvexShape2, &Affine2) -> bool,
-    ) -> bool {
+    pub fn visit_children(&self, local: &Aabb2, mut visit: impl FnMut(u32, &ConvexShape2, &Affine2) -> bool) -> bool {
         self.tree.visit(local, |i| {
             let (shape, to_compound) = &self.children[i as usize];
             visit(i, shape, to_compound)
@@ -201,15 +188,9 @@ impl Polyline2 {
     pub fn segment(&self, i: usize) -> ChainSegment2 {
         let n = self.points.len();
         let at = |k: usize| self.points[k % n];
-        let ghost_before =
-            if self.closed { Some(at(i + n - 1)) } else { i.checked_sub(1).map(|k| self.points[k]) };
+        let ghost_before = if self.closed { Some(at(i + n - 1)) } else { i.checked_sub(1).map(|k| self.points[k]) };
         let ghost_after = if self.closed || i + 2 < n { Some(at(i + 2)) } else { None };
-        ChainSegment2 {
-            segment: Segment2::new(at(i), at(i + 1)),
-            ghost_before,
-            ghost_after,
-            one_sided: self.one_sided,
-        }
+        ChainSegment2 { segment: Segment2::new(at(i), at(i + 1)), ghost_before, ghost_after, one_sided: self.one_sided }
     }
 
     /// The box of the chain, in its frame.

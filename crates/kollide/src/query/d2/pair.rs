@@ -92,9 +92,7 @@ pub(crate) fn visit_parts(
     let local = || region_in_frame2(region, to_world);
     match shape {
         Shape2::Convex(s) => visit(0, Part::Convex(s), to_world),
-        Shape2::Compound(c) => {
-            c.visit_children(&local(), |i, s, m| visit(i, Part::Convex(s), &(*to_world * *m)))
-        }
+        Shape2::Compound(c) => c.visit_children(&local(), |i, s, m| visit(i, Part::Convex(s), &(*to_world * *m))),
         Shape2::Polyline(p) => p.visit_segments(&local(), |i, seg| visit(i, Part::Chain(seg), to_world)),
         Shape2::Mesh(m) => m.visit_triangles(&local(), |i, tri| visit(i, Part::Convex(tri), to_world)),
     }
@@ -132,12 +130,7 @@ pub struct PairCache2 {
 }
 
 /// Whether A and B touch or overlap.
-pub fn intersects2(
-    a: &Shape2,
-    a_to_world: &Affine2,
-    b: &Shape2,
-    b_to_world: &Affine2,
-) -> Result<bool, QueryError> {
+pub fn intersects2(a: &Shape2, a_to_world: &Affine2, b: &Shape2, b_to_world: &Affine2) -> Result<bool, QueryError> {
     intersects2_cached(a, a_to_world, b, b_to_world, &mut PairCache2::default())
 }
 
@@ -230,8 +223,7 @@ pub fn contact_manifolds2_cached(
     let cache = &mut memory.gjk;
     if let (Shape2::Convex(sa), Shape2::Convex(sb)) = (a, b) {
         let mut manifold = ContactManifold2::default();
-        narrow::contact_manifold2(sa, a_to_world, sb, b_to_world, prediction, cache, &mut manifold)
-            .map_err(lift)?;
+        narrow::contact_manifold2(sa, a_to_world, sb, b_to_world, prediction, cache, &mut manifold).map_err(lift)?;
         if !manifold.is_empty() {
             out.push(PartManifold2 { part_a: 0, part_b: 0, manifold });
         }
@@ -262,9 +254,7 @@ fn part_manifold(
     out: &mut ContactManifold2,
 ) -> Result<(), NarrowError> {
     match (pa, pb) {
-        (Part::Chain(seg), Part::Convex(s)) => {
-            narrow::chain_segment_manifold2(seg, ma, s, mb, prediction, cache, out)
-        }
+        (Part::Chain(seg), Part::Convex(s)) => narrow::chain_segment_manifold2(seg, ma, s, mb, prediction, cache, out),
         (Part::Convex(s), Part::Chain(seg)) => {
             narrow::chain_segment_manifold2(seg, mb, s, ma, prediction, cache, out)?;
             out.flip();
@@ -276,12 +266,7 @@ fn part_manifold(
 
 /// The distance between A and B (0 when they touch or overlap): the smallest over pairs of
 /// parts, pruned by the boxes against the best distance so far.
-pub fn distance2(
-    a: &Shape2,
-    a_to_world: &Affine2,
-    b: &Shape2,
-    b_to_world: &Affine2,
-) -> Result<f32, QueryError> {
+pub fn distance2(a: &Shape2, a_to_world: &Affine2, b: &Shape2, b_to_world: &Affine2) -> Result<f32, QueryError> {
     check2(a, a_to_world, Operand::A)?;
     check2(b, b_to_world, Operand::B)?;
     let mut cache = GjkCache2::default();
@@ -330,10 +315,7 @@ pub fn cast_shape2(
         let limit = best.map_or(max_t, |h| h.t);
         match narrow::cast_shape2(&pa.convex(), ma, &pb.convex(), mb, velocity, limit, &mut cache) {
             Ok(Some(hit)) if best.is_none_or(|h| hit.t < h.t) => {
-                best = Some(ShapeCastHit2 {
-                    contact: Contact2 { part_a: ia, part_b: ib, ..hit.contact },
-                    ..hit
-                });
+                best = Some(ShapeCastHit2 { contact: Contact2 { part_a: ia, part_b: ib, ..hit.contact }, ..hit });
             }
             Ok(_) => {}
             Err(e) => error = Some(lift(e)),

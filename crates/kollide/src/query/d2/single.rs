@@ -24,12 +24,7 @@ pub fn bounds2(shape: &Shape2, to_world: &Affine2) -> Result<Aabb2, QueryError> 
 
 /// The first hit of a ray with the placed shape within `[0, max_t]`, with the part it hit (solids
 /// are hit at `t = 0` from inside; a polyline is a curve).
-pub fn cast_ray2(
-    shape: &Shape2,
-    to_world: &Affine2,
-    ray: &Ray2,
-    max_t: f32,
-) -> Result<Option<RayHit2>, QueryError> {
+pub fn cast_ray2(shape: &Shape2, to_world: &Affine2, ray: &Ray2, max_t: f32) -> Result<Option<RayHit2>, QueryError> {
     check2(shape, to_world, Operand::A)?;
     if !to_world.matrix2.determinant().is_normal() {
         return Err(QueryError::SingularPlacement(Operand::A));
@@ -49,9 +44,7 @@ pub fn cast_ray2(
     visit_parts(shape, to_world, &region, |i, part, m| {
         let hit = match part {
             Part::Convex(s) => narrow::cast_ray2(s, m, ray, limit),
-            Part::Chain(seg) => {
-                narrow::cast_ray2(&crate::shape::ConvexShape2::Segment(seg.segment), m, ray, limit)
-            }
+            Part::Chain(seg) => narrow::cast_ray2(&crate::shape::ConvexShape2::Segment(seg.segment), m, ray, limit),
         };
         match hit {
             Ok(Some(h)) if best.is_none_or(|b: RayHit2| h.t < b.t) => {
@@ -78,9 +71,7 @@ pub fn contains_point2(shape: &Shape2, to_world: &Affine2, p: Vec2) -> Result<bo
     visit_parts(shape, to_world, &Aabb2::new(p, p), |_, part, m| {
         let result = match part {
             Part::Convex(s) => narrow::contains_point2(s, m, p),
-            Part::Chain(seg) => {
-                narrow::contains_point2(&crate::shape::ConvexShape2::Segment(seg.segment), m, p)
-            }
+            Part::Chain(seg) => narrow::contains_point2(&crate::shape::ConvexShape2::Segment(seg.segment), m, p),
         };
         match result {
             Ok(c) => inside = c,

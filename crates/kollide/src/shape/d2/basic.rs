@@ -43,11 +43,7 @@ impl Triangle2 {
     /// The corners, counter-clockwise (`a, b, c` or `a, c, b`).
     #[inline]
     pub fn vertices(&self) -> [Vec2; 3] {
-        if (self.b - self.a).perp_dot(self.c - self.a) >= 0.0 {
-            [self.a, self.b, self.c]
-        } else {
-            [self.a, self.c, self.b]
-        }
+        if (self.b - self.a).perp_dot(self.c - self.a) >= 0.0 { [self.a, self.b, self.c] } else { [self.a, self.c, self.b] }
     }
 
     /// The box in the local frame.

@@ -2,10 +2,7 @@
 
 use glam::{Affine2, Vec2};
 
-use super::{
-    Ball2, Capsule2, ConvexPolygon2, Cuboid2, MassProperties2, PointProjection2, Segment2, SupportMap2,
-    Triangle2,
-};
+use super::{Ball2, Capsule2, ConvexPolygon2, Cuboid2, MassProperties2, PointProjection2, Segment2, SupportMap2, Triangle2};
 use crate::bounds::Aabb2;
 use crate::math::Ray2;
 use crate::primitive::d2::RayHit2;
@@ -125,9 +122,7 @@ impl ConvexShape2 {
     pub fn core_support(&self, dir: Vec2) -> Vec2 {
         match self {
             ConvexShape2::Ball(_) => Vec2::ZERO,
-            ConvexShape2::Capsule(s) => {
-                Vec2::new(0.0, if dir.y >= 0.0 { s.half_height } else { -s.half_height })
-            }
+            ConvexShape2::Capsule(s) => Vec2::new(0.0, if dir.y >= 0.0 { s.half_height } else { -s.half_height }),
             ConvexShape2::Cuboid(s) => s.support(dir),
             ConvexShape2::Segment(s) => s.support(dir),
             ConvexShape2::Triangle(s) => s.support(dir),

@@ -54,11 +54,7 @@ impl Moments {
         }
         let center = self.first / self.area;
         let inertia = self.polar - center.dot(center) * self.area;
-        Some(MassProperties2 {
-            area: self.area as f32,
-            center: center.as_vec2(),
-            inertia: inertia.max(0.0) as f32,
-        })
+        Some(MassProperties2 { area: self.area as f32, center: center.as_vec2(), inertia: inertia.max(0.0) as f32 })
     }
 }
 

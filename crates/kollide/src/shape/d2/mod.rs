@@ -15,9 +15,7 @@ mod convex;
 mod mass;
 mod polygon;
 
-pub use basic::{
-    Ball2, Capsule2, Cuboid2, Segment2, Triangle2, closest_points_segments2, segment_closest_params2,
-};
+pub use basic::{Ball2, Capsule2, Cuboid2, Segment2, Triangle2, closest_points_segments2, segment_closest_params2};
 pub use convex::{ConvexShape2, ShapeKind2};
 pub use mass::MassProperties2;
 pub use polygon::{ConvexPolygon2, PolygonError};

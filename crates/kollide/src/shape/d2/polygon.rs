@@ -229,10 +229,7 @@ mod tests {
             Vec2::new(2.0, 2.0),
         ];
         let poly = ConvexPolygon2::new(&pts).unwrap();
-        assert_eq!(
-            poly.vertices(),
-            &[Vec2::new(0.0, 0.0), Vec2::new(2.0, 0.0), Vec2::new(2.0, 2.0), Vec2::new(0.0, 2.0)]
-        );
+        assert_eq!(poly.vertices(), &[Vec2::new(0.0, 0.0), Vec2::new(2.0, 0.0), Vec2::new(2.0, 2.0), Vec2::new(0.0, 2.0)]);
         assert_eq!(poly.normals()[0], Vec2::new(0.0, -1.0));
     }
 
@@ -242,9 +239,6 @@ mod tests {
         assert_eq!(ConvexPolygon2::new(&line), Err(PolygonError::Degenerate));
         assert_eq!(ConvexPolygon2::new(&[]), Err(PolygonError::Degenerate));
         assert_eq!(ConvexPolygon2::new(&[Vec2::ZERO, Vec2::X, Vec2::NAN]), Err(PolygonError::NonFinite));
-        assert_eq!(
-            ConvexPolygon2::rounded(&[Vec2::ZERO, Vec2::X, Vec2::Y], -1.0),
-            Err(PolygonError::NonFinite)
-        );
+        assert_eq!(ConvexPolygon2::rounded(&[Vec2::ZERO, Vec2::X, Vec2::Y], -1.0), Err(PolygonError::NonFinite));
     }
 }
