@@ -18,6 +18,7 @@ pub mod reference_skeleton;
 pub mod reference_sphere_set;
 pub mod reference_tri_tri;
 pub mod reference_world;
+pub mod reference_world2;
 pub mod shapes;
 pub mod topojson;
 

@@ -1,7 +1,11 @@
-//! A brute-force collision world, the reference of the `World3` suites (`world_model`,
-//! `world_queries`, `world_edits`): colliders in a map by handle, and a step that tests every
-//! pair of colliders with the exact [`query::intersects`] (no broad phase, no pair table kept
-//! across steps, no warm starts, no reuse of unmoved pairs).
+//! A brute-force collision world, the reference of the world suites (`world_model`,
+//! `world_queries`, `world_edits` for `World3`, `world2` for `World2`): colliders in a map by
+//! handle, and a step that tests every pair of colliders with the query layer's exact
+//! `intersects` (no broad phase, no pair table kept across steps, no warm starts, no reuse of
+//! unmoved pairs). It is written once over the world's dimension trait `Dim`, through
+//! [`ModelDim`], which calls the query layer's own entry points (`query::intersects` and the
+//! others for [`Dim3`], `query::intersects2` and the others for `Dim2`, in
+//! [`crate::reference_world2`]) rather than the world's `Dim` implementation.
 //!
 //! The world's rules are written out again from their documentation rather than called:
 //! two fixed colliders never touch; layers and groups ([`filter_allows`], Box2D's rule, tested
@@ -11,26 +15,136 @@
 //! the others) run the single-shape or pair query on every collider the filter lets through.
 //!
 //! The only shortcuts are pure: a pair is not tested again while neither placement changed
-//! (the query is a function of the shapes and placements), and a pair whose bounding spheres
-//! (from the [`RefPlaced`] reference boxes, not the library's) are apart is not tested.
+//! (the query is a function of the shapes and placements), and a pair whose bounding balls
+//! (from the testkit's reference boxes, not the library's) are apart is not tested.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, OnceLock};
 
 use glam::{Affine3A, Mat3, Quat, Vec3};
 use kollide::bounds::Sphere;
+use kollide::broad::BroadBounds;
 use kollide::math::Ray3;
 use kollide::mesh::{SphereSet, TriMesh};
 use kollide::primitive::RayHit3;
 use kollide::query::{self, Compound, QueryError, Shape, ShapeCastHit};
 use kollide::shape::{ConvexShape, ShapeKind};
-use kollide::world::{ColliderDesc3, ColliderHandle, CollisionEvent, CollisionFilter, EventKind};
+use kollide::world::{
+    ColliderDesc, ColliderDesc3, ColliderHandle, CollisionEvent, CollisionFilter, Dim, Dim3, EventKind,
+    QueryFilter,
+};
 use rand::Rng;
 
 use crate::random::{self, TestRng};
 use crate::reference_convex::random_shape;
 use crate::reference_query::RefPlaced;
 use crate::shapes;
+
+/// The ray of a dimension's scene queries.
+pub type RayOf<D> = <<D as Dim>::Bounds as BroadBounds>::Ray;
+
+/// What the model needs of a dimension besides the world's [`Dim`] types: the query layer's own
+/// entry points, called directly (not through the `Dim` implementation the world runs), and a
+/// bounding ball of a shape from the testkit's reference boxes.
+pub trait ModelDim: Dim {
+    /// A ball `(centre, radius)` around the shape in its own frame, from a reference box
+    /// (infinite radius when unknown).
+    fn local_ball(shape: &Self::Shape) -> (Self::Vector, f32);
+    /// A ball around the shape under `placement`, from its local ball: the centre mapped, the
+    /// radius times the Frobenius norm of the linear part (at least its largest stretch), padded
+    /// for rounding.
+    fn world_ball(local: (Self::Vector, f32), placement: &Self::Placement) -> (Self::Vector, f32);
+    /// Whether two balls are apart.
+    fn balls_apart(a: (Self::Vector, f32), b: (Self::Vector, f32)) -> bool;
+    /// The query layer's uncached `intersects`.
+    fn ref_intersects(
+        a: &Self::Shape,
+        a_to_world: &Self::Placement,
+        b: &Self::Shape,
+        b_to_world: &Self::Placement,
+    ) -> Result<bool, QueryError>;
+    /// The query layer's `cast_ray`.
+    fn ref_cast_ray(
+        shape: &Self::Shape,
+        to_world: &Self::Placement,
+        ray: &RayOf<Self>,
+        max_t: f32,
+    ) -> Result<Option<Self::RayHit>, QueryError>;
+    /// The query layer's `cast_shape` (A stays, B moves).
+    fn ref_cast_shape(
+        a: &Self::Shape,
+        a_to_world: &Self::Placement,
+        b: &Self::Shape,
+        b_to_world: &Self::Placement,
+        velocity: Self::Vector,
+        max_t: f32,
+    ) -> Result<Option<Self::CastHit>, QueryError>;
+    /// The query layer's `contains_point`.
+    fn ref_contains_point(
+        shape: &Self::Shape,
+        to_world: &Self::Placement,
+        p: Self::Vector,
+    ) -> Result<bool, QueryError>;
+    /// The query layer's `distance`.
+    fn ref_distance(
+        a: &Self::Shape,
+        a_to_world: &Self::Placement,
+        b: &Self::Shape,
+        b_to_world: &Self::Placement,
+    ) -> Result<f32, QueryError>;
+}
+
+impl ModelDim for Dim3 {
+    fn local_ball(shape: &Shape) -> (Vec3, f32) {
+        let (lo, hi) = RefPlaced::new(shape, &Affine3A::IDENTITY).bounds();
+        let radius = if (hi - lo).is_finite() { (hi - lo).length() / 2.0 } else { f32::INFINITY };
+        ((lo + hi) / 2.0, radius)
+    }
+
+    fn world_ball(local: (Vec3, f32), placement: &Affine3A) -> (Vec3, f32) {
+        let m = placement.matrix3;
+        let norm = (m.x_axis.length_squared() + m.y_axis.length_squared() + m.z_axis.length_squared()).sqrt();
+        let center = placement.transform_point3(local.0);
+        let radius = local.1 * norm;
+        (center, radius + 1e-5 * (1.0 + radius + center.abs().max_element()))
+    }
+
+    fn balls_apart(a: (Vec3, f32), b: (Vec3, f32)) -> bool {
+        a.0.distance(b.0) > a.1 + b.1
+    }
+
+    fn ref_intersects(a: &Shape, pa: &Affine3A, b: &Shape, pb: &Affine3A) -> Result<bool, QueryError> {
+        query::intersects(a, pa, b, pb)
+    }
+
+    fn ref_cast_ray(
+        shape: &Shape,
+        to_world: &Affine3A,
+        ray: &Ray3,
+        max_t: f32,
+    ) -> Result<Option<RayHit3>, QueryError> {
+        query::cast_ray(shape, to_world, ray, max_t)
+    }
+
+    fn ref_cast_shape(
+        a: &Shape,
+        pa: &Affine3A,
+        b: &Shape,
+        pb: &Affine3A,
+        velocity: Vec3,
+        max_t: f32,
+    ) -> Result<Option<ShapeCastHit>, QueryError> {
+        query::cast_shape(a, pa, b, pb, velocity, max_t)
+    }
+
+    fn ref_contains_point(shape: &Shape, to_world: &Affine3A, p: Vec3) -> Result<bool, QueryError> {
+        query::contains_point(shape, to_world, p)
+    }
+
+    fn ref_distance(a: &Shape, pa: &Affine3A, b: &Shape, pb: &Affine3A) -> Result<f32, QueryError> {
+        query::distance(a, pa, b, pb)
+    }
+}
 
 /// The layer rule between two colliders (and between a query's bits and a collider): the same
 /// non-zero group decides alone (positive: always, negative: never); otherwise each one's
@@ -44,21 +158,19 @@ pub fn filter_allows(a: &CollisionFilter, b: &CollisionFilter) -> bool {
 
 /// A collider of the model.
 #[derive(Clone, Debug)]
-pub struct ModelCollider {
-    pub shape: Shape,
-    pub placement: Affine3A,
+pub struct ModelCollider<D: ModelDim = Dim3> {
+    pub shape: D::Shape,
+    pub placement: D::Placement,
     pub filter: CollisionFilter,
     pub sensor: bool,
     pub fixed: bool,
     pub user_data: u64,
     /// A ball around the shape in its own frame (centre, radius), from the reference box.
-    local_ball: (Vec3, f32),
+    local_ball: (D::Vector, f32),
 }
 
-impl ModelCollider {
-    pub fn new(desc: &ColliderDesc3) -> Self {
-        let (lo, hi) = RefPlaced::new(&desc.shape, &Affine3A::IDENTITY).bounds();
-        let radius = if (hi - lo).is_finite() { (hi - lo).length() / 2.0 } else { f32::INFINITY };
+impl<D: ModelDim> ModelCollider<D> {
+    pub fn new(desc: &ColliderDesc<D>) -> Self {
         Self {
             shape: desc.shape.clone(),
             placement: desc.placement,
@@ -66,23 +178,19 @@ impl ModelCollider {
             sensor: desc.sensor,
             fixed: desc.fixed,
             user_data: desc.user_data,
-            local_ball: ((lo + hi) / 2.0, radius),
+            local_ball: D::local_ball(&desc.shape),
         }
     }
 
-    /// A ball around the placed shape: the local ball's centre mapped, its radius times the
-    /// Frobenius norm of the linear part (at least the largest stretch), padded for rounding.
-    fn world_ball(&self) -> (Vec3, f32) {
-        let m = self.placement.matrix3;
-        let norm = (m.x_axis.length_squared() + m.y_axis.length_squared() + m.z_axis.length_squared()).sqrt();
-        let center = self.placement.transform_point3(self.local_ball.0);
-        let radius = self.local_ball.1 * norm;
-        (center, radius + 1e-5 * (1.0 + radius + center.abs().max_element()))
+    /// A ball around the placed shape ([`ModelDim::world_ball`]).
+    fn world_ball(&self) -> (D::Vector, f32) {
+        D::world_ball(self.local_ball, &self.placement)
     }
 }
 
 /// A pair rule of the model: the mirror of a world's `PairFilter`, on the model's colliders.
-pub type ModelPairRule = Box<dyn Fn(ColliderHandle, &ModelCollider, ColliderHandle, &ModelCollider) -> bool>;
+pub type ModelPairRule<D = Dim3> =
+    Box<dyn Fn(ColliderHandle, &ModelCollider<D>, ColliderHandle, &ModelCollider<D>) -> bool>;
 
 /// The pair of two handles with the lower slot first (the world's order of A and B).
 pub fn ordered(a: ColliderHandle, b: ColliderHandle) -> (ColliderHandle, ColliderHandle) {
@@ -103,26 +211,41 @@ pub struct ModelStats {
     pub events: [usize; 4],
 }
 
+/// A pair's answer with the placements it was computed at.
+type Memo<D> = (<D as Dim>::Placement, <D as Dim>::Placement, bool);
+
 /// The brute-force world (see the module).
-#[derive(Default)]
-pub struct ModelWorld {
-    colliders: BTreeMap<ColliderHandle, ModelCollider>,
+pub struct ModelWorld<D: ModelDim = Dim3> {
+    colliders: BTreeMap<ColliderHandle, ModelCollider<D>>,
     /// The pairs touching after the latest step, and whether each has a sensor.
     touching: BTreeMap<(ColliderHandle, ColliderHandle), bool>,
     events: Vec<CollisionEvent>,
-    rule: Option<ModelPairRule>,
+    rule: Option<ModelPairRule<D>>,
     /// The answer of each pair tested, with the placements it was tested at.
-    memo: HashMap<(ColliderHandle, ColliderHandle), (Affine3A, Affine3A, bool)>,
+    memo: HashMap<(ColliderHandle, ColliderHandle), Memo<D>>,
     pub stats: ModelStats,
 }
 
-impl ModelWorld {
+impl<D: ModelDim> Default for ModelWorld<D> {
+    fn default() -> Self {
+        Self {
+            colliders: BTreeMap::new(),
+            touching: BTreeMap::new(),
+            events: Vec::new(),
+            rule: None,
+            memo: HashMap::new(),
+            stats: ModelStats::default(),
+        }
+    }
+}
+
+impl<D: ModelDim> ModelWorld<D> {
     pub fn new() -> Self {
         Self::default()
     }
 
     /// Adds a collider under the handle the world gave it.
-    pub fn insert(&mut self, handle: ColliderHandle, desc: &ColliderDesc3) {
+    pub fn insert(&mut self, handle: ColliderHandle, desc: &ColliderDesc<D>) {
         let old = self.colliders.insert(handle, ModelCollider::new(desc));
         assert!(old.is_none(), "handle {handle:?} inserted twice");
     }
@@ -131,7 +254,7 @@ impl ModelWorld {
         self.colliders.remove(&handle).expect("removing a live collider");
     }
 
-    pub fn set_placement(&mut self, handle: ColliderHandle, placement: Affine3A) {
+    pub fn set_placement(&mut self, handle: ColliderHandle, placement: D::Placement) {
         self.colliders.get_mut(&handle).expect("a live collider").placement = placement;
     }
 
@@ -143,7 +266,7 @@ impl ModelWorld {
         self.colliders.get_mut(&handle).expect("a live collider").user_data = user_data;
     }
 
-    pub fn set_pair_rule(&mut self, rule: Option<ModelPairRule>) {
+    pub fn set_pair_rule(&mut self, rule: Option<ModelPairRule<D>>) {
         self.rule = rule;
     }
 
@@ -159,7 +282,7 @@ impl ModelWorld {
         self.colliders.contains_key(&handle)
     }
 
-    pub fn get(&self, handle: ColliderHandle) -> Option<&ModelCollider> {
+    pub fn get(&self, handle: ColliderHandle) -> Option<&ModelCollider<D>> {
         self.colliders.get(&handle)
     }
 
@@ -168,7 +291,7 @@ impl ModelWorld {
         self.colliders.keys().copied().collect()
     }
 
-    pub fn colliders(&self) -> impl Iterator<Item = (ColliderHandle, &ModelCollider)> {
+    pub fn colliders(&self) -> impl Iterator<Item = (ColliderHandle, &ModelCollider<D>)> {
         self.colliders.iter().map(|(h, c)| (*h, c))
     }
 
@@ -226,13 +349,12 @@ impl ModelWorld {
             self.stats.remembered += 1;
             return answer;
         }
-        let ((xa, ra), (xb, rb)) = (ca.world_ball(), cb.world_ball());
-        let answer = if xa.distance(xb) > ra + rb {
+        let answer = if D::balls_apart(ca.world_ball(), cb.world_ball()) {
             self.stats.culled += 1;
             false
         } else {
             self.stats.tested += 1;
-            query::intersects(&ca.shape, &ca.placement, &cb.shape, &cb.placement)
+            D::ref_intersects(&ca.shape, &ca.placement, &cb.shape, &cb.placement)
                 .unwrap_or_else(|e| panic!("intersects refused an accepted pair {a:?} {b:?}: {e}"))
         };
         self.memo.insert((a, b), (ca.placement, cb.placement, answer));
@@ -286,12 +408,7 @@ impl ModelWorld {
 
     /// Whether a scene query with this filter sees the collider (written from `QueryFilter`'s
     /// documentation).
-    pub fn sees(
-        &self,
-        filter: &kollide::world::QueryFilter,
-        handle: ColliderHandle,
-        c: &ModelCollider,
-    ) -> bool {
+    pub fn sees(&self, filter: &QueryFilter, handle: ColliderHandle, c: &ModelCollider<D>) -> bool {
         if (filter.exclude_sensors && c.sensor) || (filter.exclude_fixed && c.fixed) {
             return false;
         }
@@ -302,21 +419,21 @@ impl ModelWorld {
 
     fn seen<'a>(
         &'a self,
-        filter: &'a kollide::world::QueryFilter,
-    ) -> impl Iterator<Item = (ColliderHandle, &'a ModelCollider)> + 'a {
+        filter: &'a QueryFilter,
+    ) -> impl Iterator<Item = (ColliderHandle, &'a ModelCollider<D>)> + 'a {
         self.colliders().filter(move |(h, c)| self.sees(filter, *h, c))
     }
 
     /// Every seen collider the ray hits within `[0, max_t]`, with its hit, by handle.
     pub fn ray_hits(
         &self,
-        ray: &Ray3,
+        ray: &RayOf<D>,
         max_t: f32,
-        filter: &kollide::world::QueryFilter,
-    ) -> Vec<(ColliderHandle, RayHit3)> {
+        filter: &QueryFilter,
+    ) -> Vec<(ColliderHandle, D::RayHit)> {
         self.seen(filter)
             .filter_map(|(h, c)| {
-                let hit = query::cast_ray(&c.shape, &c.placement, ray, max_t).expect("a valid ray");
+                let hit = D::ref_cast_ray(&c.shape, &c.placement, ray, max_t).expect("a valid ray");
                 hit.map(|hit| (h, hit))
             })
             .collect()
@@ -326,15 +443,15 @@ impl ModelWorld {
     /// with the hit, by handle; kinds without a shape cast are left out.
     pub fn cast_hits(
         &self,
-        shape: &Shape,
-        placement: &Affine3A,
-        velocity: Vec3,
+        shape: &D::Shape,
+        placement: &D::Placement,
+        velocity: D::Vector,
         max_t: f32,
-        filter: &kollide::world::QueryFilter,
-    ) -> Vec<(ColliderHandle, ShapeCastHit)> {
+        filter: &QueryFilter,
+    ) -> Vec<(ColliderHandle, D::CastHit)> {
         self.seen(filter)
             .filter_map(|(h, c)| {
-                match query::cast_shape(&c.shape, &c.placement, shape, placement, velocity, max_t) {
+                match D::ref_cast_shape(&c.shape, &c.placement, shape, placement, velocity, max_t) {
                     Ok(hit) => hit.map(|hit| (h, hit)),
                     Err(QueryError::Unsupported { .. }) => None,
                     Err(e) => panic!("cast_shape refused valid arguments: {e}"),
@@ -346,22 +463,22 @@ impl ModelWorld {
     /// The seen colliders (as A) that touch or overlap the placed shape, by handle.
     pub fn overlapping(
         &self,
-        shape: &Shape,
-        placement: &Affine3A,
-        filter: &kollide::world::QueryFilter,
+        shape: &D::Shape,
+        placement: &D::Placement,
+        filter: &QueryFilter,
     ) -> Vec<ColliderHandle> {
         self.seen(filter)
             .filter(|(_, c)| {
-                query::intersects(&c.shape, &c.placement, shape, placement).expect("valid shapes")
+                D::ref_intersects(&c.shape, &c.placement, shape, placement).expect("valid shapes")
             })
             .map(|(h, _)| h)
             .collect()
     }
 
     /// The seen colliders whose solids contain the point, by handle.
-    pub fn containing(&self, p: Vec3, filter: &kollide::world::QueryFilter) -> Vec<ColliderHandle> {
+    pub fn containing(&self, p: D::Vector, filter: &QueryFilter) -> Vec<ColliderHandle> {
         self.seen(filter)
-            .filter(|(_, c)| query::contains_point(&c.shape, &c.placement, p).expect("a valid point"))
+            .filter(|(_, c)| D::ref_contains_point(&c.shape, &c.placement, p).expect("a valid point"))
             .map(|(h, _)| h)
             .collect()
     }
@@ -370,13 +487,13 @@ impl ModelWorld {
     /// distances, by handle; kinds without a distance query are left out.
     pub fn within(
         &self,
-        shape: &Shape,
-        placement: &Affine3A,
+        shape: &D::Shape,
+        placement: &D::Placement,
         max_distance: f32,
-        filter: &kollide::world::QueryFilter,
+        filter: &QueryFilter,
     ) -> Vec<(ColliderHandle, f32)> {
         self.seen(filter)
-            .filter_map(|(h, c)| match query::distance(&c.shape, &c.placement, shape, placement) {
+            .filter_map(|(h, c)| match D::ref_distance(&c.shape, &c.placement, shape, placement) {
                 Ok(d) => (d <= max_distance).then_some((h, d)),
                 Err(QueryError::Unsupported { .. }) => None,
                 Err(e) => panic!("distance refused valid shapes: {e}"),

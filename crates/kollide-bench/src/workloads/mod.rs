@@ -12,6 +12,7 @@ mod query;
 mod sdf;
 mod skeleton;
 mod world;
+mod world2;
 
 use glam::{Affine3A, Quat, Vec3};
 use parry3d::math::Pose;
@@ -80,6 +81,7 @@ pub fn all() -> Vec<Workload> {
     all.extend(sdf::workloads());
     all.extend(query::workloads());
     all.extend(world::workloads());
+    all.extend(world2::workloads());
     all.extend(skeleton::workloads());
     all
 }

@@ -78,9 +78,9 @@ pub const RAPIER3D: &str = "rapier3d 0.36";
 
 /// Frames of each step scene's precomputed motion; the replay runs `0, 1, ..., FRAMES - 1,
 /// FRAMES - 2, ..., 1, 0, 1, ...`.
-const FRAMES: usize = 33;
+pub(super) const FRAMES: usize = 33;
 /// Seconds per frame.
-const DT: f32 = 1.0 / 60.0;
+pub(super) const DT: f32 = 1.0 / 60.0;
 
 /// Objects in each scene (10,000; a tenth of that in the unit tests, which run the whole scene
 /// in a light-optimised build, at the same density).
@@ -620,13 +620,13 @@ impl RapierSide {
 /// The ping-pong cursor over [`FRAMES`] frames: `1, 2, ..., FRAMES - 1, FRAMES - 2, ..., 0, 1,
 /// ...` (frame 0 is where the scene was inserted).
 #[derive(Default)]
-struct Replay {
+pub(super) struct Replay {
     steps: usize,
 }
 
 impl Replay {
     /// Advances by one step; returns the frame to show.
-    fn next(&mut self) -> usize {
+    pub(super) fn next(&mut self) -> usize {
         self.steps += 1;
         frame_of(self.steps)
     }
@@ -704,7 +704,7 @@ impl Steps {
 }
 
 /// `passes` batches of `items` steps; the steps of the last batch that left touching pairs.
-fn replay(items: usize, passes: usize, mut step: impl FnMut() -> usize) -> usize {
+pub(super) fn replay(items: usize, passes: usize, mut step: impl FnMut() -> usize) -> usize {
     let mut hits = 0;
     for _ in 0..passes {
         hits = (0..items).filter(|_| black_box(step()) > 0).count();
@@ -722,7 +722,7 @@ fn frame_of(steps: usize) -> usize {
 /// Pairs that may differ between the two sides' sets in one step and still count as agreement:
 /// 0.5% of the pairs, at least 2 (grazing contacts, where the two libraries' rounding and
 /// tolerances decide differently).
-fn tolerated(pairs: usize) -> usize {
+pub(super) fn tolerated(pairs: usize) -> usize {
     (pairs / 200).max(2)
 }
 
