@@ -169,9 +169,23 @@ fn intersects2_general(
         return Ok(p.distance_squared(q) <= reach * reach);
     }
     let frame = pair_frame(a, a_to_world, b, b_to_world)?;
+    if let Some((ba, bb)) = frame_boxes(&frame, a, b) {
+        return Ok(box_axis(&ba, &bb).separation <= 0.0);
+    }
     let (mut pa, mut pb) = (Proxy2::EMPTY, Proxy2::EMPTY);
     if pa.set(a, &frame.a) && pb.set(b, &frame.b) {
-        return Ok(gjk_intersects2(&pa, pa.radius, &pb, pb.radius, cache));
+        return Ok(match (pa.count, pb.count) {
+            // A disc against a polygon: its closest feature, exactly (a manifold point exists
+            // exactly when they touch).
+            (1, _) | (_, 1) => {
+                let mut m = ContactManifold2::default();
+                collide_proxies(&pa, &pb, 0.0, &mut m);
+                !m.is_empty()
+            }
+            // Sharp polygons: the separating-axis test over both shapes' edge normals is exact.
+            _ if pa.radius == 0.0 && pb.radius == 0.0 => polygon_overlap(&pa, &pb).is_some(),
+            _ => gjk_intersects2(&pa, pa.radius, &pb, pb.radius, cache),
+        });
     }
     let (sa, ma) = Placed::new(a, &frame.a);
     let (sb, mb) = Placed::new(b, &frame.b);

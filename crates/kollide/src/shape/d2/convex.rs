@@ -78,6 +78,7 @@ impl ConvexShape2 {
 
     /// Whether every parameter is finite and every size non-negative (polygons are checked when
     /// built).
+    #[inline]
     pub fn is_valid(&self) -> bool {
         let size = |x: f32| x.is_finite() && x >= 0.0;
         match self {
