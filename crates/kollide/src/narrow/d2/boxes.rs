@@ -57,12 +57,27 @@ impl FrameBox {
         self.half.x * self.axes[0].dot(d).abs() + self.half.y * self.axes[1].dot(d).abs()
     }
 
-    /// The world corners of edge `i`.
+    /// The corners of edge `i`.
     #[inline(always)]
     fn edge(&self, i: usize) -> [Vec2; 2] {
-        let c = corners(self.half);
-        let place = |v: Vec2| self.center + self.axes[0] * v.x + self.axes[1] * v.y;
-        [place(c[i]), place(c[(i + 1) % 4])]
+        // Edge i runs counter-clockwise between the corners `(sx, sy)` of the signs below.
+        const SIGNS: [Vec2; 5] = [Vec2::new(1.0, -1.0), Vec2::ONE, Vec2::new(-1.0, 1.0), Vec2::NEG_ONE, Vec2::new(1.0, -1.0)];
+        let place = |s: Vec2| {
+            let v = s * self.half;
+            self.center + self.axes[0] * v.x + self.axes[1] * v.y
+        };
+        [place(SIGNS[i]), place(SIGNS[i + 1])]
+    }
+
+    /// `cuboid` placed by the rigid `map` (orthonormal axes, as [`super::frame::is_rigid2`]
+    /// checks) relative to `origin`.
+    #[inline(always)]
+    pub fn rigid(cuboid: &Cuboid2, map: &Affine2, origin: Vec2) -> Self {
+        Self {
+            center: map.translation - origin,
+            axes: [map.matrix2.x_axis, map.matrix2.y_axis],
+            half: cuboid.half_extents,
+        }
     }
 
     /// The edge whose outward normal is most opposed to `n`.
@@ -165,4 +180,56 @@ pub(crate) fn box_overlap(a: &FrameBox, b: &FrameBox) -> Option<(Vec2, f32, Vec2
         let on_b = deepest(b, -n);
         (n, axis.separation, on_b - n * axis.separation, on_b)
     })
+}
+
+impl FrameBox {
+    /// The squared distance from `p` to the solid box (0 inside).
+    #[inline(always)]
+    fn distance_squared_to(&self, p: Vec2) -> f32 {
+        let d = p - self.center;
+        let local = Vec2::new(d.dot(self.axes[0]), d.dot(self.axes[1]));
+        (local - local.clamp(-self.half, self.half)).length_squared()
+    }
+
+    /// The four corners.
+    #[inline(always)]
+    fn corners(&self) -> [Vec2; 4] {
+        corners(self.half).map(|v| self.center + self.axes[0] * v.x + self.axes[1] * v.y)
+    }
+}
+
+/// The distance between two boxes. Apart, two convex polygons are closest at a vertex of one of
+/// them (vertex against edge or vertex), so the distance is the smallest corner-to-box distance
+/// either way; the face-axis test decides overlap.
+#[inline]
+pub(crate) fn box_distance(a: &FrameBox, b: &FrameBox) -> f32 {
+    if box_axis(a, b).separation <= 0.0 {
+        return 0.0;
+    }
+    let from_b = b.corners().iter().map(|&p| a.distance_squared_to(p)).fold(f32::INFINITY, f32::min);
+    let from_a = a.corners().iter().map(|&p| b.distance_squared_to(p)).fold(f32::INFINITY, f32::min);
+    from_a.min(from_b).sqrt()
+}
+
+/// The distance between a box and the segment `p0 p1` (as [`box_distance`]: the separating axes
+/// are the box's two and the segment's normal; apart, the closest pair holds a segment end or a
+/// box corner).
+#[inline]
+pub(crate) fn box_segment_distance(bx: &FrameBox, p0: Vec2, p1: Vec2) -> f32 {
+    let (mid, half) = ((p0 + p1) * 0.5, (p1 - p0) * 0.5);
+    let d = mid - bx.center;
+    let apart_on_box_axes =
+        (0..2).any(|i| d.dot(bx.axes[i]).abs() > bx.half[i] + half.dot(bx.axes[i]).abs());
+    let normal = Vec2::new(half.y, -half.x);
+    let apart_on_normal = d.dot(normal).abs() > bx.extent(normal);
+    if !apart_on_box_axes && !apart_on_normal {
+        return 0.0;
+    }
+    let ends = bx.distance_squared_to(p0).min(bx.distance_squared_to(p1));
+    let corners = bx
+        .corners()
+        .iter()
+        .map(|&c| c.distance_squared(crate::shape::closest_points_segments2(c, c, p0, p1).1))
+        .fold(f32::INFINITY, f32::min);
+    ends.min(corners).sqrt()
 }

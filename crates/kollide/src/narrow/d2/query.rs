@@ -2,7 +2,7 @@
 
 use glam::{Affine2, Vec2};
 
-use super::boxes::{FrameBox, box_axis, box_overlap, collide_boxes};
+use super::boxes::{FrameBox, box_axis, box_distance, box_overlap, box_segment_distance, collide_boxes};
 use super::cast::cast_shapes2;
 use super::closed_form::{closest, small_contact, small_manifold, small_pair};
 use super::epa::contact2 as penetration2;
@@ -127,7 +127,23 @@ fn distance2_general(
         let (p, q) = closest(&ca, &cb);
         return Ok((p.distance(q) - ca.radius - cb.radius).max(0.0));
     }
+    if let Some((ba, bb)) = world_boxes(a, a_to_world, b, b_to_world) {
+        return Ok(box_distance(&ba, &bb));
+    }
     let frame = pair_frame(a, a_to_world, b, b_to_world)?;
+    match (a, b) {
+        (ConvexShape2::Cuboid(c), ConvexShape2::Segment(s)) => {
+            if let Some(bx) = FrameBox::new(c, &frame.a) {
+                return Ok(box_segment_distance(&bx, frame.b.transform_point2(s.a), frame.b.transform_point2(s.b)));
+            }
+        }
+        (ConvexShape2::Segment(s), ConvexShape2::Cuboid(c)) => {
+            if let Some(bx) = FrameBox::new(c, &frame.b) {
+                return Ok(box_segment_distance(&bx, frame.a.transform_point2(s.a), frame.a.transform_point2(s.b)));
+            }
+        }
+        _ => {}
+    }
     let (mut pa, mut pb) = (Proxy2::EMPTY, Proxy2::EMPTY);
     if pa.set(a, &frame.a) && pb.set(b, &frame.b) {
         return Ok(gjk_distance2(&pa, pa.radius, &pb, pb.radius, cache).distance);
@@ -168,10 +184,10 @@ fn intersects2_general(
         let reach = ca.radius + cb.radius;
         return Ok(p.distance_squared(q) <= reach * reach);
     }
-    let frame = pair_frame(a, a_to_world, b, b_to_world)?;
-    if let Some((ba, bb)) = frame_boxes(&frame, a, b) {
+    if let Some((ba, bb)) = world_boxes(a, a_to_world, b, b_to_world) {
         return Ok(box_axis(&ba, &bb).separation <= 0.0);
     }
+    let frame = pair_frame(a, a_to_world, b, b_to_world)?;
     let (mut pa, mut pb) = (Proxy2::EMPTY, Proxy2::EMPTY);
     if pa.set(a, &frame.a) && pb.set(b, &frame.b) {
         return Ok(match (pa.count, pb.count) {
@@ -255,16 +271,17 @@ fn contact2_general(
             ..c
         }));
     }
-    let frame = pair_frame(a, a_to_world, b, b_to_world)?;
-    if let Some((ba, bb)) = frame_boxes(&frame, a, b) {
+    if let Some((ba, bb)) = world_boxes(a, a_to_world, b, b_to_world) {
         if let Some((normal, separation, point_a, point_b)) = box_overlap(&ba, &bb) {
-            let c = Contact2 { point_a, point_b, normal, separation, part_a: 0, part_b: 0 };
-            return Ok((separation <= prediction).then(|| to_world(&frame, c)));
+            let origin = a_to_world.translation;
+            let c = Contact2 { point_a: point_a + origin, point_b: point_b + origin, normal, separation, part_a: 0, part_b: 0 };
+            return Ok((separation <= prediction).then_some(c));
         }
         if box_axis(&ba, &bb).separation > prediction {
             return Ok(None);
         }
     }
+    let frame = pair_frame(a, a_to_world, b, b_to_world)?;
     let (mut pa, mut pb) = (Proxy2::EMPTY, Proxy2::EMPTY);
     let contact = if pa.set(a, &frame.a) && pb.set(b, &frame.b) {
         match polygon_overlap(&pa, &pb) {
@@ -355,12 +372,13 @@ fn contact_manifold2_general(
         out.map_to_world(|p| p + origin, |v| v);
         return Ok(());
     }
-    let frame = pair_frame(a, a_to_world, b, b_to_world)?;
-    if let Some((ba, bb)) = frame_boxes(&frame, a, b) {
+    if let Some((ba, bb)) = world_boxes(a, a_to_world, b, b_to_world) {
         collide_boxes(&ba, &bb, prediction, out);
-        out.map_to_world(|p| frame.point_to_world(p), |v| frame.vector_to_world(v));
+        let origin = a_to_world.translation;
+        out.map_to_world(|p| p + origin, |v| v);
         return Ok(());
     }
+    let frame = pair_frame(a, a_to_world, b, b_to_world)?;
     let (mut pa, mut pb) = (Proxy2::EMPTY, Proxy2::EMPTY);
     if pa.set(a, &frame.a) && pb.set(b, &frame.b) {
         collide_proxies(&pa, &pb, prediction, out);
@@ -480,11 +498,17 @@ pub fn cast_shape2(
     Ok(contact.map(|contact| ShapeCastHit2 { t: hit.t, contact }))
 }
 
-/// Both shapes as boxes in the frame, when both are boxes placed by similarities.
+/// Both shapes as boxes with the world's axes relative to A's origin (as the closed forms of
+/// [`small_pair`], no frame needed), when both are boxes placed by similarities.
 #[inline(always)]
-fn frame_boxes(frame: &PairFrame2, a: &ConvexShape2, b: &ConvexShape2) -> Option<(FrameBox, FrameBox)> {
+fn world_boxes(a: &ConvexShape2, a_to_world: &Affine2, b: &ConvexShape2, b_to_world: &Affine2) -> Option<(FrameBox, FrameBox)> {
     let (ConvexShape2::Cuboid(ca), ConvexShape2::Cuboid(cb)) = (a, b) else { return None };
-    Some((FrameBox::new(ca, &frame.a)?, FrameBox::new(cb, &frame.b)?))
+    let origin = a_to_world.translation;
+    if is_rigid2(&a_to_world.matrix2) && is_rigid2(&b_to_world.matrix2) {
+        return Some((FrameBox::rigid(ca, a_to_world, origin), FrameBox::rigid(cb, b_to_world, origin)));
+    }
+    let relative = |m: &Affine2| Affine2::from_mat2_translation(m.matrix2, m.translation - origin);
+    Some((FrameBox::new(ca, &relative(a_to_world))?, FrameBox::new(cb, &relative(b_to_world))?))
 }
 
 /// The contact from the support-map algorithms (GJK, then EPA when the cores overlap), in the
