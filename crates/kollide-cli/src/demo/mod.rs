@@ -5,6 +5,7 @@
 //! [`SCENES`].
 
 mod asteroids;
+mod bullets;
 mod convex;
 mod crowd;
 mod primitives;
@@ -60,7 +61,15 @@ pub struct Scene {
 
 /// Every scene, in the order `kollide demo` runs them.
 pub const SCENES: &[Scene] =
-    &[primitives::SCENE, asteroids::SCENE, solids::SCENE, convex::SCENE, crowd::SCENE, world::SCENE];
+    &[
+    primitives::SCENE,
+    asteroids::SCENE,
+    solids::SCENE,
+    convex::SCENE,
+    crowd::SCENE,
+    world::SCENE,
+    bullets::SCENE,
+];
 
 /// The outcome of timing one kind of test over a batch of inputs.
 #[derive(Clone, Debug)]
