@@ -10,6 +10,7 @@ use glam::{Affine2, Vec2};
 use super::frame::{Proxy2, similarity_scale};
 use super::manifold::{ContactManifold2, collide_proxies};
 use super::query::Contact2;
+use crate::primitive::d2::test_segment_segment;
 use crate::shape::{ConvexShape2, segment_closest_params2};
 
 /// A disc, capsule or segment placed relative to an origin: its core segment (a point for a
@@ -82,12 +83,13 @@ pub(crate) fn closest(a: &SmallCore, b: &SmallCore) -> (Vec2, Vec2) {
     (a.p0 + (a.p1 - a.p0) * s, b.p0 + (b.p1 - b.p0) * t)
 }
 
-/// Whether the cores' closest points `p`, `q` are too close for their direction to be trusted
-/// (crossing cores, up to rounding of the coordinates).
+/// Whether the cores meet: segments that cross (decided exactly: the closest points of nearly
+/// parallel crossing segments round to a distance far above zero), or closest points `p`, `q`
+/// too close for their direction to be trusted.
 #[inline(always)]
-fn cores_touch(a: &SmallCore, b: &SmallCore, p: Vec2, q: Vec2) -> bool {
+pub(crate) fn cores_touch(a: &SmallCore, b: &SmallCore, p: Vec2, q: Vec2) -> bool {
     let size = a.p0.abs().max(a.p1.abs()).max(b.p0.abs()).max(b.p1.abs()).max_element();
-    p.distance_squared(q) <= (1e-6 * size) * (1e-6 * size)
+    p.distance_squared(q) <= (1e-6 * size) * (1e-6 * size) || test_segment_segment(a.p0, a.p1, b.p0, b.p1)
 }
 
 /// The contact of the two shapes (relative to A's origin): the closest points when the cores are

@@ -13,6 +13,7 @@
 
 use glam::Vec2;
 
+use crate::primitive::d2::test_segment_segment;
 use crate::shape::SupportMap2;
 
 use super::frame::Proxy2;
@@ -207,22 +208,19 @@ fn collide_segments(a: &Proxy2, b: &Proxy2, prediction: f32, out: &mut ContactMa
     let (p, q) = (a0 + (a1 - a0) * s, b0 + (b1 - b0) * t);
     let d = q - p;
     let dist2 = d.length_squared();
+    let size = a0.abs().max(a1.abs()).max(b0.abs()).max(b1.abs()).max_element();
+    // Crossing segments (decided exactly: nearly parallel ones round their closest points far
+    // apart) or closest points too close to give a direction.
+    if dist2 <= (1e-6 * size) * (1e-6 * size) || test_segment_segment(a0, a1, b0, b1) {
+        if let Some((n, core_separation, on_a, on_b)) = polygon_overlap(a, b) {
+            out.normal = n;
+            out.push(on_a + n * a.radius, on_b - n * b.radius, core_separation - radius, feature_id(false, 0, 0, 2));
+            return;
+        }
+    }
     let reach = prediction + radius;
     if !(dist2 <= reach * reach) {
         return;
-    }
-    let size = a0.abs().max(a1.abs()).max(b0.abs()).max(b1.abs()).max_element();
-    if dist2 <= (1e-6 * size) * (1e-6 * size) {
-        if let Some((n, core_separation, on_a, on_b)) = polygon_overlap(a, b) {
-            out.normal = n;
-            out.push(
-                on_a + n * a.radius,
-                on_b - n * b.radius,
-                core_separation - radius,
-                feature_id(false, 0, 0, 2),
-            );
-            return;
-        }
     }
     let dist = dist2.sqrt();
     let n = d / dist;

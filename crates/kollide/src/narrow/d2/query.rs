@@ -4,7 +4,7 @@ use glam::{Affine2, Vec2};
 
 use super::boxes::{FrameBox, box_axis, box_distance, box_overlap, box_segment_distance, collide_boxes};
 use super::cast::cast_shapes2;
-use super::closed_form::{closest, small_contact, small_manifold, small_pair};
+use super::closed_form::{closest, cores_touch, small_contact, small_manifold, small_pair};
 use super::epa::contact2 as penetration2;
 use super::frame::{PairFrame2, Placed, Proxy2, is_rigid2, similarity_scale};
 use super::gjk::{GjkCache2, gjk_distance2, gjk_intersects2};
@@ -125,6 +125,9 @@ fn distance2_general(
     check(a, a_to_world, b, b_to_world)?;
     if let Some((ca, cb)) = small_pair(a, a_to_world, b, b_to_world) {
         let (p, q) = closest(&ca, &cb);
+        if cores_touch(&ca, &cb, p, q) {
+            return Ok(0.0);
+        }
         return Ok((p.distance(q) - ca.radius - cb.radius).max(0.0));
     }
     if let Some((ba, bb)) = world_boxes(a, a_to_world, b, b_to_world) {
@@ -182,7 +185,7 @@ fn intersects2_general(
     if let Some((ca, cb)) = small_pair(a, a_to_world, b, b_to_world) {
         let (p, q) = closest(&ca, &cb);
         let reach = ca.radius + cb.radius;
-        return Ok(p.distance_squared(q) <= reach * reach);
+        return Ok(p.distance_squared(q) <= reach * reach || cores_touch(&ca, &cb, p, q));
     }
     if let Some((ba, bb)) = world_boxes(a, a_to_world, b, b_to_world) {
         return Ok(box_axis(&ba, &bb).separation <= 0.0);
