@@ -1209,7 +1209,6 @@ fn bad_query_arguments_are_refused_before_any_visit() {
 /// 3D); ray and point queries that reach it must not fail for the whole query (3D answers "no
 /// hit" for a flattened convex shape, see `query::cast_ray`).
 #[test]
-#[ignore = "2D narrow-phase finding, fixed with the tests2 branch"]
 fn a_flattened_convex_collider_does_not_break_ray_and_point_queries() {
     let mut world = World2::new();
     let flat = Affine2::from_scale(Vec2::new(1.0, 0.0));
@@ -1235,7 +1234,6 @@ fn a_flattened_convex_collider_does_not_break_ray_and_point_queries() {
 /// (`point_a` off the triangle) and reports a separation of 0.045, within the prediction and
 /// below the distance (Box2D measures separated polygons by their closest features instead).
 #[test]
-#[ignore = "2D narrow-phase finding, fixed with the tests2 branch"]
 fn a_pair_beyond_the_prediction_distance_gets_no_manifold() {
     let triangle = ConvexShape2::Triangle(kollide::shape::Triangle2::new(
         Vec2::new(-0.001956, -0.8567296),
@@ -1261,7 +1259,6 @@ fn a_pair_beyond_the_prediction_distance_gets_no_manifold() {
 /// layer and in a world, and get a manifold. The narrow phase's segment pair measures a distance
 /// of about 1e-7 (the rounding of the crossing point) and calls them apart.
 #[test]
-#[ignore = "2D narrow-phase finding, fixed with the tests2 branch"]
 fn crossing_segments_touch_and_get_a_manifold() {
     let segment =
         |a: Vec2, b: Vec2| Shape2::Convex(ConvexShape2::Segment(kollide::shape::Segment2::new(a, b)));
@@ -1294,7 +1291,6 @@ fn crossing_segments_touch_and_get_a_manifold() {
 /// normal being outside the segment's cone, by a recomputation on the segment's face that finds
 /// no point.
 #[test]
-#[ignore = "2D narrow-phase finding, fixed with the tests2 branch"]
 fn a_shape_in_front_of_a_one_sided_chain_at_a_convex_joint_gets_a_manifold() {
     let points = [
         (-0.8, 0.08938226),

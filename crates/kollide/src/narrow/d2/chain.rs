@@ -105,15 +105,17 @@ pub fn chain_segment_manifold2(
     let edge = if seg_proxy.normals[0].dot(front) > 0.0 { 0 } else { 1 };
     match Proxy2::new(shape, &frame.b) {
         Some(proxy) => collide_on_edge(&seg_proxy, edge, &proxy, false, prediction, out),
-        None => {
-            out.clear();
-            let (placed, margin) = Placed::new(shape, &frame.b);
-            let deepest = placed.support(-front) - front * margin;
-            let separation = front.dot(deepest - a);
-            if separation <= prediction {
-                out.normal = front;
-                out.push(deepest - front * separation, deepest, separation, 0);
-            }
+        None => out.clear(),
+    }
+    if out.is_empty() {
+        // No proxy, or the shape's incident edge lies past the segment's end (near a joint the
+        // neighbour does not report): the shape's deepest point along the face normal.
+        let (placed, margin) = Placed::new(shape, &frame.b);
+        let deepest = placed.support(-front) - front * margin;
+        let separation = front.dot(deepest - a);
+        if separation <= prediction {
+            out.normal = front;
+            out.push(deepest - front * separation, deepest, separation, 0);
         }
     }
     out.map_to_world(|p| frame.point_to_world(p), |v| frame.vector_to_world(v));

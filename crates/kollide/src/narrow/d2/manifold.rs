@@ -300,8 +300,10 @@ fn collide_polygons(a: &Proxy2, b: &Proxy2, prediction: f32, out: &mut ContactMa
     let (v11, v12) = (reference.points[i11], reference.points[i12]);
     let (v21, v22) = (incident.points[i21], incident.points[i22]);
 
+    // Apart, the closest features may be two corners (a rounded corner's contact, or sharp
+    // corners whose distance exceeds the axis separation): then the one point between them.
     let separation = sep_a.max(sep_b);
-    if separation > 0.0 && radius > 0.0 {
+    if separation > 0.0 {
         let (s, t) = segment_closest_params2(v11, v12, v21, v22);
         let at_end = |x: f32| x == 0.0 || x == 1.0;
         if at_end(s) && at_end(t) {

@@ -32,7 +32,9 @@ pub fn cast_ray2(
 ) -> Result<Option<RayHit2>, QueryError> {
     check2(shape, to_world, Operand::A)?;
     if !to_world.matrix2.determinant().is_normal() {
-        return Err(QueryError::SingularPlacement(Operand::A));
+        // A convex shape collapsed onto a line or a point has no interior to enter (as in 3D);
+        // composites are refused by `check2`.
+        return Ok(None);
     }
     if !ray.origin.is_finite() || !ray.dir.is_finite() {
         return Err(QueryError::NonFiniteArgument("ray"));
@@ -72,6 +74,10 @@ pub fn contains_point2(shape: &Shape2, to_world: &Affine2, p: Vec2) -> Result<bo
     check2(shape, to_world, Operand::A)?;
     if !p.is_finite() {
         return Err(QueryError::NonFiniteArgument("p"));
+    }
+    if !to_world.matrix2.determinant().is_normal() {
+        // A convex shape collapsed onto a line or a point has no interior.
+        return Ok(false);
     }
     let mut inside = false;
     let mut error = None;
