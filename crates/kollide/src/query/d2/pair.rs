@@ -105,6 +105,10 @@ fn grown(b: &Aabb2, by: f32) -> Aabb2 {
     if by.is_finite() { b.expanded(by.max(0.0)) } else { Aabb2::new(Vec2::NEG_INFINITY, Vec2::INFINITY) }
 }
 
+/// `visit(part_a, a_part, a_to_world, part_b, b_part, b_to_world)`: a pair of parts, placed;
+/// returns whether to go on.
+type PartPairVisit<'v> = dyn FnMut(u32, Part, &Affine2, u32, Part, &Affine2) -> bool + 'v;
+
 /// Visits every pair of parts of A and B whose boxes, grown by `reach`, overlap, as
 /// `visit(part_a, a_part, a_to_world, part_b, b_part, b_to_world)`; `reach` is re-read before each
 /// part of A so a query can shrink it as it goes. Stops when `visit` returns `false`.
@@ -114,7 +118,7 @@ fn visit_part_pairs(
     b: &Shape2,
     b_to_world: &Affine2,
     reach: &dyn Fn() -> f32,
-    visit: &mut dyn FnMut(u32, Part, &Affine2, u32, Part, &Affine2) -> bool,
+    visit: &mut PartPairVisit,
 ) -> Result<(), QueryError> {
     let box_b = bounds2(b, b_to_world)?;
     visit_parts(a, a_to_world, &grown(&box_b, reach()), |ia, pa, ma| {
