@@ -7,7 +7,7 @@
 
 use glam::{Affine2, Vec2};
 
-use super::frame::{Proxy2, similarity_scale};
+use super::frame::{MAX_PROXY, Proxy2, similarity_scale};
 use super::manifold::{ContactManifold2, collide_proxies};
 use super::query::Contact2;
 use crate::primitive::d2::test_segment_segment;
@@ -50,7 +50,7 @@ impl SmallCore {
     fn proxy(&self) -> Proxy2 {
         let mut p = Proxy2::EMPTY;
         p.radius = self.radius;
-        p.points[0] = self.p0;
+        p.points = [self.p0; MAX_PROXY];
         if self.p0 == self.p1 {
             p.count = 1;
         } else {

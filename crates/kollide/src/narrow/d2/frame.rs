@@ -95,7 +95,9 @@ impl PairFrame2 {
 }
 
 /// A core placed in the pair frame: counter-clockwise points with the outward unit normals of
-/// the edges leaving them, and the disc radius in the frame.
+/// the edges leaving them, and the disc radius in the frame. The slots past `count` repeat the
+/// first point, so that loops over all [`MAX_PROXY`] slots (without a branch on the count) find
+/// the same extremes.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Proxy2 {
     pub points: [Vec2; MAX_PROXY],
@@ -137,7 +139,7 @@ impl Proxy2 {
         match (shape, rotate) {
             (ConvexShape2::Ball(_), _) => {
                 self.count = 1;
-                self.points[0] = map.translation;
+                self.points = [map.translation; MAX_PROXY];
                 return true;
             }
             (ConvexShape2::Cuboid(c), Some(r)) => {
@@ -184,6 +186,8 @@ impl Proxy2 {
             let j = if reflect { count - 1 - i } else { i };
             self.points[i] = map.matrix2 * local[j] + map.translation;
         }
+        let first = self.points[0];
+        self.points[count..].fill(first);
     }
 
     /// The outward normals from the points: `normals[i]` is the right-hand perpendicular of the
@@ -199,12 +203,6 @@ impl Proxy2 {
             let e = self.points[if i + 1 == n { 0 } else { i + 1 }] - self.points[i];
             self.normals[i] = Vec2::new(e.y, -e.x).normalize_or_zero();
         }
-    }
-
-    /// The points.
-    #[inline]
-    pub fn points(&self) -> &[Vec2] {
-        &self.points[..self.count]
     }
 }
 

@@ -8,7 +8,7 @@ use super::closed_form::{closest, cores_touch, small_contact, small_manifold, sm
 use super::epa::contact2 as penetration2;
 use super::frame::{PairFrame2, Placed, Proxy2, is_rigid2, similarity_scale};
 use super::gjk::{GjkCache2, gjk_distance2, gjk_intersects2};
-use super::manifold::{ContactManifold2, collide_proxies, polygon_overlap};
+use super::manifold::{ContactManifold2, collide_proxies, polygon_axes, polygon_overlap};
 use crate::math::Ray2;
 use crate::narrow::NarrowError;
 use crate::primitive::d2::RayHit2;
@@ -287,8 +287,8 @@ fn contact2_general(
     let frame = pair_frame(a, a_to_world, b, b_to_world)?;
     let (mut pa, mut pb) = (Proxy2::EMPTY, Proxy2::EMPTY);
     let contact = if pa.set(a, &frame.a) && pb.set(b, &frame.b) {
-        match polygon_overlap(&pa, &pb) {
-            Some((n, core_separation, on_a, on_b)) => Contact2 {
+        match polygon_axes(&pa, &pb) {
+            Ok((n, core_separation, on_a, on_b)) => Contact2 {
                 point_a: on_a + n * pa.radius,
                 point_b: on_b - n * pb.radius,
                 normal: n,
@@ -296,7 +296,9 @@ fn contact2_general(
                 part_a: 0,
                 part_b: 0,
             },
-            None => {
+            // The axis separation bounds the distance from below: farther than the prediction.
+            Err(axis_separation) if axis_separation - pa.radius - pb.radius > prediction => return Ok(None),
+            Err(_) => {
                 // Cores apart: GJK's closest points, also when only the margins overlap (then
                 // the points lie the margins' depth apart against the normal).
                 let d = gjk_distance2(&pa, pa.radius, &pb, pb.radius, cache);
