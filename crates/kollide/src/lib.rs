@@ -30,6 +30,7 @@ pub mod bvh;
 pub mod field;
 pub mod math;
 pub mod mesh;
+pub mod motion;
 pub mod narrow;
 pub mod primitive;
 pub mod query;

@@ -1,0 +1,737 @@
+//! Separating-axis motion resolution of 2D convex polygons (seed 003): how a polygon may move along
+//! a velocity without entering another, decided in one pass over a set of axes.
+//!
+//! For every axis `n` (unit length) both polygons are projected onto `n`, giving the intervals
+//! `[m0, m1]` (moving) and `[s0, s1]` (stationary); the velocity projects to `d = v · n`. The gap
+//! on the side the moving polygon starts on (`s0 - m1` below, `m0 - s1` above, whichever is
+//! larger) tells whether they overlap on `n` now, the same gap after adding `d` whether they do at
+//! the end, and the smaller of the two whether the whole straight path stays apart on `n` (the
+//! moving interval slides linearly). The smallest correction `c` along `n` that leaves the end
+//! apart on that same side gives a candidate velocity `v + c n`. As in the seed, a candidate
+//! longer than `v` or pointing against it (`candidate · v < 0`) is rejected, and the longest
+//! remaining candidate is the answer.
+//!
+//! Which axes decide what:
+//!
+//! - The flags use the complete set of the separating axis theorem for a translating polygon:
+//!   both polygons' edge normals and the velocity's perpendicular (the path misses the obstacle
+//!   exactly when the segment `[0, v]` misses the Minkowski difference, whose edges are the
+//!   polygons' edges). These axes are always projected; [`SatAxes`] chooses the axes that offer
+//!   candidates: edge normals, the velocity's direction (stop short along the motion) and its
+//!   perpendicular, and `k` fixed directions.
+//! - A candidate comes only from an axis on which the polygons start apart, and keeps the moving
+//!   polygon on the side of the axis it started on: it is then apart on that axis at both ends,
+//!   hence along the whole straight path (no tunnelling through thin obstacles).
+//!
+//! Rounding. Gaps are computed in `f32` and carry a proven error bound (`ROUNDING` below). A
+//! decision is taken in `f32` when the gap is farther than the bound from zero, and otherwise by
+//! exact orientation tests (the `robust` crate) on the exact geometry: the edge lines, and the
+//! lines parallel to the motion through the moving polygon's vertices. Corrections aim for a gap
+//! of [`MOTION_SKIN`] (relative) beyond contact, so the polygons they leave apart stay provably
+//! apart, and the next call starting from there is decided in `f32` again.
+
+use std::fmt;
+use std::ops::ControlFlow::{self, Break, Continue};
+
+use robust::{Coord, orient2d};
+
+use crate::bounds::Aabb2;
+use crate::broad::BroadPhase;
+use crate::math::Vec2;
+
+/// The largest magnitude accepted for a vertex coordinate or a velocity component: `1e18`. Beyond
+/// it the squares this algorithm forms could overflow `f32`.
+pub const MAX_COORDINATE: f32 = 1e18;
+
+/// Bound on the rounding error of an `f32` gap, relative to the scale `A + V` of the problem (`A`
+/// the largest vertex coordinate magnitude, `V` the largest velocity component magnitude).
+///
+/// A gap is `fl(fl(ŝ - m̂) ∓ fl(w · n))` with `ŝ`, `m̂` computed extreme projections. With
+/// `u = ε / 2`, `|p| ≤ √2 A`, `|w| ≤ |v| ≤ √2 V` and `|n| ≤ 1 + 2u`, each two-term dot product is
+/// off by at most `γ₂ |p| |n| ≤ 2.9 u A` (`2.9 u V` for the velocity), and the two subtractions
+/// add `u` of their results, `2.9 u A` and `u (5.7 A + 1.5 V)`: `11.4 u A + 4.4 u V` in all. The
+/// axis is a rounded unit vector within `2u` of the direction of the exact edge normal or
+/// velocity perpendicular; turning it by `θ` moves a gap by at most `θ · 2√2 A ≤ 5.7 u A`, so a
+/// gap below minus the bound on every axis of the complete set also means an exact overlap.
+/// Total `17.1 u A + 4.4 u V`, below `24 u (A + V)`.
+const ROUNDING: f32 = 12.0 * f32::EPSILON;
+
+/// The gap a corrected velocity leaves on the axis that stopped it, relative to the problem's
+/// scale (largest vertex coordinate magnitude plus largest velocity component magnitude): three
+/// times the rounding bound of the `f32` gaps, about `4.3e-6`. A polygon stopped against another
+/// at coordinates around 10 rests about `4e-5` away from it.
+pub const MOTION_SKIN: f32 = 3.0 * ROUNDING;
+
+/// How many times [`resolve_motion_among2`] goes through the obstacles it found before giving up
+/// on a velocity that every obstacle leaves unchanged (and answers zero).
+pub const MAX_RESOLUTION_PASSES: usize = 4;
+
+/// The four outputs of a motion resolution (seed 003).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MotionResolution2 {
+    /// The polygons overlap at the start (their interiors meet: no line has one on each closed
+    /// side; touching is not overlapping).
+    pub were_colliding: bool,
+    /// Moving by the input velocity makes them overlap: anywhere along the straight path when
+    /// they start apart; at the end position when they start overlapping (every path from an
+    /// overlap begins in overlap).
+    pub would_have_collided: bool,
+    /// Moving by [`velocity`](Self::velocity) leaves them overlapping at the end. Always `false`
+    /// when they start apart.
+    pub will_collide: bool,
+    /// The velocity to apply: the input itself (the same bits) when it does not collide, a
+    /// shorter one that does not collide when some axis offers one, zero when none does.
+    pub velocity: Vec2,
+}
+
+/// Why a motion resolution was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SatError {
+    /// The moving polygon has no vertex.
+    EmptyMoving,
+    /// The stationary polygon has no vertex.
+    EmptyStationary,
+    /// The moving polygon's vertex at this index is NaN, infinite or beyond [`MAX_COORDINATE`].
+    MovingVertex(usize),
+    /// The stationary polygon's vertex at this index is NaN, infinite or beyond
+    /// [`MAX_COORDINATE`].
+    StationaryVertex(usize),
+    /// The velocity is NaN, infinite or has a component beyond [`MAX_COORDINATE`].
+    Velocity,
+    /// [`resolve_motion_among2`]: the obstacle with this id has no vertex or a bad one.
+    Obstacle(u32),
+}
+
+impl fmt::Display for SatError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::EmptyMoving => write!(f, "the moving polygon has no vertex"),
+            Self::EmptyStationary => write!(f, "the stationary polygon has no vertex"),
+            Self::MovingVertex(i) => write!(f, "vertex {i} of the moving polygon is not finite or too large"),
+            Self::StationaryVertex(i) => {
+                write!(f, "vertex {i} of the stationary polygon is not finite or too large")
+            }
+            Self::Velocity => write!(f, "the velocity is not finite or too large"),
+            Self::Obstacle(id) => write!(f, "obstacle {id} has no vertex or one that is not finite or too large"),
+        }
+    }
+}
+
+impl std::error::Error for SatError {}
+
+/// Which axes offer candidate velocities. The flags do not depend on it: they always use the
+/// complete set (both polygons' edge normals and the velocity's perpendicular).
+///
+/// The seed's remark: with edge normals only, two boxes offer nothing but the x and y axes, so a
+/// box moving at an angle misses the ideal axis; the velocity's direction and fixed directions
+/// fill that gap.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SatAxes {
+    /// Both polygons' edge normals: slides along the faces that stop the motion.
+    pub edge_normals: bool,
+    /// The velocity's direction (stopping short along the motion) and its perpendicular.
+    pub velocity: bool,
+    /// Fixed unit directions, evenly spaced over a half turn (an axis and its opposite are the
+    /// same axis); see [`SatAxes::with_basic`].
+    basic: Vec<Vec2>,
+}
+
+impl SatAxes {
+    /// Edge normals only, as in the seed.
+    pub const EDGES: Self = Self { edge_normals: true, velocity: false, basic: Vec::new() };
+    /// Edge normals and the velocity's direction and perpendicular (the default).
+    pub const EDGES_AND_VELOCITY: Self = Self { edge_normals: true, velocity: true, basic: Vec::new() };
+    /// A sensible count of fixed directions for [`SatAxes::with_basic`]: 8 (every 22.5°).
+    pub const DEFAULT_BASIC: usize = 8;
+    /// The largest count of fixed directions; larger requests are clamped to it.
+    pub const MAX_BASIC: usize = 1024;
+
+    /// Every kind: edge normals, velocity and [`SatAxes::DEFAULT_BASIC`] fixed directions.
+    pub fn all() -> Self {
+        Self::EDGES_AND_VELOCITY.with_basic(Self::DEFAULT_BASIC)
+    }
+
+    /// The same axes plus `k` fixed directions at angles `π i / k`, `i = 0..k` (clamped to
+    /// [`SatAxes::MAX_BASIC`]; 0 removes them). The directions along the coordinate axes are
+    /// exact.
+    pub fn with_basic(mut self, k: usize) -> Self {
+        let k = k.min(Self::MAX_BASIC);
+        self.basic = (0..k)
+            .map(|i| {
+                // Exact quarter turns, so that a box's faces get exactly axis-aligned normals.
+                if 2 * i == k {
+                    return Vec2::Y;
+                }
+                let (sin, cos) = (std::f64::consts::PI * i as f64 / k as f64).sin_cos();
+                Vec2::new(cos as f32, sin as f32)
+            })
+            .collect();
+        self
+    }
+
+    /// The fixed directions.
+    pub fn basic(&self) -> &[Vec2] {
+        &self.basic
+    }
+}
+
+impl Default for SatAxes {
+    fn default() -> Self {
+        Self::EDGES_AND_VELOCITY
+    }
+}
+
+/// Resolves the motion of the convex polygon `moving` by `velocity` against the convex polygon
+/// `stationary`, both given by their vertices in world space (either winding; a point or a
+/// segment is a valid polygon).
+///
+/// - Apart at the start: the input velocity when the straight path never overlaps (the same
+///   bits); otherwise the longest candidate (see the module documentation) that is not longer
+///   than the input and does not point against it, with which the polygons stay apart along the
+///   whole straight path and end at least about [`MOTION_SKIN`] (relative) apart on the axis that
+///   stopped the motion; zero when no axis offers one. `will_collide` is `false`.
+/// - Overlapping at the start: the input when the end position is apart; otherwise the longest
+///   accepted candidate that leaves the end apart (moving out of the overlap); otherwise the
+///   input with its component deeper into the axis of least overlap removed, so that the overlap
+///   measured on that axis, and with it the penetration depth, does not grow.
+///
+/// Exactness: every answer of "apart" (a flag, a returned velocity) holds for the exact
+/// translates of the given vertices (touching counts as apart), decided by a proven `f32` error
+/// bound and, within that bound of contact, by exact orientation tests on the translated
+/// vertices formed in `f64` (exact unless a nonzero velocity component is below `2^-29` of a
+/// coordinate, where they round by `2^-53` of it). For polygons that are not convex the axes are
+/// not the right ones: the answers hold for their convex hulls except that a collision may be
+/// reported where there is none.
+///
+/// Errors: an empty polygon, a vertex or velocity component that is NaN, infinite or beyond
+/// [`MAX_COORDINATE`].
+pub fn resolve_motion2(
+    moving: &[Vec2],
+    stationary: &[Vec2],
+    velocity: Vec2,
+    axes: &SatAxes,
+) -> Result<MotionResolution2, SatError> {
+    let m = check_polygon(moving).map_err(|bad| bad.map_or(SatError::EmptyMoving, SatError::MovingVertex))?;
+    let s = check_polygon(stationary)
+        .map_err(|bad| bad.map_or(SatError::EmptyStationary, SatError::StationaryVertex))?;
+    let v = check_velocity(velocity)?;
+    Ok(resolve_checked(moving, stationary, velocity, axes, m, s, v))
+}
+
+/// Resolves the motion of `moving` by `velocity` against the obstacles of `broad` that its reach
+/// can meet, each obstacle's polygon given by `obstacle(id)` (ids it answers `None` for, such as the
+/// moving object's own, are ignored); `found` is scratch space for the broad phase's answer.
+///
+/// The reach is the box of `moving` grown by the velocity's length on every side, which holds
+/// every path a resolved velocity (never longer than the input) can take. The obstacles in it are
+/// resolved in turn, by ascending id, each with the velocity the previous ones left; then again,
+/// until a whole pass leaves the velocity unchanged (every obstacle then agrees with it) or
+/// [`MAX_RESOLUTION_PASSES`] passes have run, after which the answer is zero. The flags combine
+/// the obstacles' as "any": `were_colliding` and `would_have_collided` from the first pass (the
+/// first obstacle the input collides with still sees the input), `will_collide` from the last
+/// (after giving up: `were_colliding`).
+///
+/// The answer is exactly that of the same passes over every obstacle of `broad` in ascending id
+/// order, since an obstacle outside the reach leaves every velocity unchanged.
+///
+/// Errors: those of [`resolve_motion2`] for `moving` and `velocity`, and
+/// [`SatError::Obstacle`] for the first obstacle found whose polygon is empty or has a bad vertex.
+pub fn resolve_motion_among2<'o, B: BroadPhase<Aabb2> + ?Sized>(
+    moving: &[Vec2],
+    velocity: Vec2,
+    broad: &B,
+    obstacle: impl Fn(u32) -> Option<&'o [Vec2]>,
+    axes: &SatAxes,
+    found: &mut Vec<u32>,
+) -> Result<MotionResolution2, SatError> {
+    let m = check_polygon(moving).map_err(|bad| bad.map_or(SatError::EmptyMoving, SatError::MovingVertex))?;
+    let v = check_velocity(velocity)?;
+    let reach = Aabb2::from_points(moving).expect("checked: finite, not empty");
+    // |v| ≤ |v.x| + |v.y|; the pad keeps rounding of the grown box from cutting a path short.
+    let grow = (velocity.x.abs() + velocity.y.abs()) * (1.0 + 4.0 * f32::EPSILON) + ROUNDING * (m.scale + v);
+    broad.query_box(&reach.expanded(grow), found);
+
+    let mut current = velocity;
+    let (mut were, mut would) = (false, false);
+    for pass in 0..MAX_RESOLUTION_PASSES {
+        let mut will = false;
+        let before = current;
+        for &id in found.iter() {
+            let Some(polygon) = obstacle(id) else { continue };
+            let s = check_polygon(polygon).map_err(|_| SatError::Obstacle(id))?;
+            let r = resolve_checked(moving, polygon, current, axes, m, s, largest_component(current));
+            if pass == 0 {
+                were |= r.were_colliding;
+                would |= r.would_have_collided;
+            }
+            will |= r.will_collide;
+            current = r.velocity;
+        }
+        if current.to_array().map(f32::to_bits) == before.to_array().map(f32::to_bits) {
+            return Ok(MotionResolution2 {
+                were_colliding: were,
+                would_have_collided: would,
+                will_collide: will,
+                velocity: current,
+            });
+        }
+    }
+    Ok(MotionResolution2 { were_colliding: were, would_have_collided: would, will_collide: were, velocity: Vec2::ZERO })
+}
+
+/// What validation learns about a polygon.
+#[derive(Clone, Copy)]
+struct Checked {
+    /// The largest coordinate magnitude.
+    scale: f32,
+    /// Whether some vertex differs from the first (the polygon has an edge of nonzero length).
+    has_edge: bool,
+}
+
+/// The polygon's scale, or `Err(None)` when empty, `Err(Some(i))` for a bad vertex `i`.
+fn check_polygon(points: &[Vec2]) -> Result<Checked, Option<usize>> {
+    let first = *points.first().ok_or(None)?;
+    let mut checked = Checked { scale: 0.0, has_edge: false };
+    for (i, p) in points.iter().enumerate() {
+        let size = largest_component(*p);
+        if !p.is_finite() || size > MAX_COORDINATE {
+            return Err(Some(i));
+        }
+        checked.scale = checked.scale.max(size);
+        checked.has_edge |= *p != first;
+    }
+    Ok(checked)
+}
+
+/// The velocity's largest component magnitude.
+fn check_velocity(v: Vec2) -> Result<f32, SatError> {
+    let size = largest_component(v);
+    if v.is_finite() && size <= MAX_COORDINATE { Ok(size) } else { Err(SatError::Velocity) }
+}
+
+/// `max(|v.x|, |v.y|)`.
+fn largest_component(v: Vec2) -> f32 {
+    v.x.abs().max(v.y.abs())
+}
+
+/// The resolution of validated input (`m`, `s`: the polygons' checks, `v`: the velocity's
+/// largest component magnitude).
+fn resolve_checked(
+    moving: &[Vec2],
+    stationary: &[Vec2],
+    velocity: Vec2,
+    axes: &SatAxes,
+    m: Checked,
+    s: Checked,
+    v: f32,
+) -> MotionResolution2 {
+    let free = MotionResolution2 { were_colliding: false, would_have_collided: false, will_collide: false, velocity };
+    if !m.has_edge && !s.has_edge {
+        // Two points: a line through both (any line, if they coincide) has one on each side.
+        return free;
+    }
+    let err = ROUNDING * (m.scale.max(s.scale) + v);
+    let problem = Problem {
+        moving,
+        stationary,
+        velocity,
+        direction: unit(velocity),
+        err,
+        skin: 3.0 * err,
+        speed2: length2(velocity),
+    };
+    let mut scan = Scan::new();
+    if problem.for_each_axis(axes, |n, offers| scan.visit(&problem, n, offers)).is_break() {
+        return free;
+    }
+
+    let apart = if scan.start >= err {
+        true
+    } else if scan.start < -err {
+        false
+    } else {
+        apart_exact(moving, stationary, Vec2::ZERO, Vec2::ZERO)
+    };
+    if apart {
+        let collides = scan.path < -err || !apart_exact(moving, stationary, Vec2::ZERO, velocity);
+        if !collides {
+            return free;
+        }
+        // A doubtful candidate is used only if it beats the certified ones and passes the exact
+        // test of its whole path.
+        let mut best = scan.certified;
+        if let Some(doubtful) = scan.doubtful {
+            if best.is_none_or(|b| doubtful.length2 > b.length2)
+                && apart_exact(moving, stationary, Vec2::ZERO, doubtful.velocity)
+            {
+                best = Some(doubtful);
+            }
+        }
+        let velocity = best.map_or(Vec2::ZERO, |b| b.velocity);
+        return MotionResolution2 { were_colliding: false, would_have_collided: true, will_collide: false, velocity };
+    }
+
+    let end_apart = if scan.end >= err {
+        true
+    } else if scan.end < -err {
+        false
+    } else {
+        apart_exact(moving, stationary, velocity, velocity)
+    };
+    if end_apart {
+        return MotionResolution2 { were_colliding: true, ..free };
+    }
+    if let Some(escape) = scan.escape {
+        return MotionResolution2 {
+            were_colliding: true,
+            would_have_collided: true,
+            will_collide: false,
+            velocity: escape.velocity,
+        };
+    }
+    let velocity = problem.not_deeper(&scan.shallowest);
+    MotionResolution2 {
+        were_colliding: true,
+        would_have_collided: true,
+        will_collide: !problem.end_apart(axes, velocity),
+        velocity,
+    }
+}
+
+/// One validated resolution problem.
+struct Problem<'a> {
+    moving: &'a [Vec2],
+    stationary: &'a [Vec2],
+    velocity: Vec2,
+    /// The velocity's direction (`None` for zero).
+    direction: Option<Vec2>,
+    /// The rounding bound of every `f32` gap (`ROUNDING` times the scale).
+    err: f32,
+    /// The gap corrections aim for ([`MOTION_SKIN`] times the scale).
+    skin: f32,
+    /// `|velocity|²` in `f64`, for the rejection rules.
+    speed2: f64,
+}
+
+/// An accepted candidate velocity.
+#[derive(Clone, Copy)]
+struct Candidate {
+    velocity: Vec2,
+    length2: f64,
+}
+
+/// The axis on which the polygons overlap least at the start.
+#[derive(Clone, Copy)]
+struct Shallowest {
+    /// Its start gap (negative when overlapping).
+    gap: f32,
+    axis: Vec2,
+    /// Whether the moving polygon is on the low side of the stationary one on `axis`.
+    below: bool,
+}
+
+/// What one pass over the axes gathers.
+struct Scan {
+    /// The largest start gap: the polygons start apart when it is positive.
+    start: f32,
+    /// The largest path gap (the smaller of start and end gap on the start side): the straight
+    /// path stays apart when it is positive.
+    path: f32,
+    /// The largest end gap on either side: the end position is apart when it is positive.
+    end: f32,
+    shallowest: Shallowest,
+    /// The longest candidate proven in `f32` to keep the path apart.
+    certified: Option<Candidate>,
+    /// The longest candidate within rounding of keeping the path apart (to be checked exactly).
+    doubtful: Option<Candidate>,
+    /// The longest candidate proven in `f32` to leave the end apart from an overlapping start.
+    escape: Option<Candidate>,
+}
+
+impl Scan {
+    fn new() -> Self {
+        Self {
+            start: f32::NEG_INFINITY,
+            path: f32::NEG_INFINITY,
+            end: f32::NEG_INFINITY,
+            shallowest: Shallowest { gap: f32::NEG_INFINITY, axis: Vec2::ZERO, below: true },
+            certified: None,
+            doubtful: None,
+            escape: None,
+        }
+    }
+
+    /// Projects both polygons onto the unit axis `n` and records its gaps and, if `offers`, its
+    /// candidates. Breaks when the axis proves the straight path apart.
+    fn visit(&mut self, p: &Problem, n: Vec2, offers: bool) -> ControlFlow<()> {
+        let (m0, m1) = project(p.moving, n);
+        let (s0, s1) = project(p.stationary, n);
+        let d = p.velocity.dot(n);
+        let (below, above) = (s0 - m1, m0 - s1);
+        let start_below = below >= above;
+        let (start, end) = if start_below { (below, below - d) } else { (above, above + d) };
+        if start.min(end) >= p.err {
+            return Break(());
+        }
+        self.start = self.start.max(start);
+        self.path = self.path.max(start.min(end));
+        let (end_below, end_above) = (below - d, above + d);
+        self.end = self.end.max(end_below.max(end_above));
+        if start > self.shallowest.gap {
+            self.shallowest = Shallowest { gap: start, axis: n, below: start_below };
+        }
+        if !offers {
+            return Continue(());
+        }
+        // From an apart start: stay on the start side.
+        if start >= -p.err && end < p.skin {
+            if let Some((c, end_gap)) = p.corrected(n, start_below, below, above, d) {
+                if start >= p.err && end_gap >= p.err {
+                    offer(&mut self.certified, c);
+                } else if end_gap >= -p.err {
+                    offer(&mut self.doubtful, c);
+                }
+            }
+        }
+        // From an overlapping start: leave on the nearer side at the end.
+        if start < p.err && end_below.max(end_above) < p.skin {
+            let side = end_below >= end_above;
+            if let Some((c, end_gap)) = p.corrected(n, side, below, above, d) {
+                if end_gap >= p.err {
+                    offer(&mut self.escape, c);
+                }
+            }
+        }
+        Continue(())
+    }
+}
+
+/// Keeps the longer of `best` and `c` (the first on a tie).
+fn offer(best: &mut Option<Candidate>, c: Candidate) {
+    if best.is_none_or(|b| c.length2 > b.length2) {
+        *best = Some(c);
+    }
+}
+
+impl Problem<'_> {
+    /// Calls `visit(axis, offers)` on every axis: the velocity's perpendicular and direction, the
+    /// stationary then the moving polygon's edge normals, the fixed directions; `offers` says
+    /// whether `axes` lets the axis offer candidates. The velocity's axes come first since the
+    /// perpendicular proves most misses.
+    fn for_each_axis(
+        &self,
+        axes: &SatAxes,
+        mut visit: impl FnMut(Vec2, bool) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
+        if let Some(u) = self.direction {
+            visit(u.perp(), axes.velocity)?;
+            if axes.velocity {
+                visit(u, true)?;
+            }
+        }
+        edge_normals(self.stationary, |n| visit(n, axes.edge_normals))?;
+        edge_normals(self.moving, |n| visit(n, axes.edge_normals))?;
+        for &n in &axes.basic {
+            visit(n, true)?;
+        }
+        Continue(())
+    }
+
+    /// The velocity corrected along `n` so that the end gap on the given side is the skin, with
+    /// its end gap recomputed in `f32` (how far the correction really got), if the seed's
+    /// rejection rules accept it (not longer than the input, not against it).
+    fn corrected(&self, n: Vec2, below_side: bool, below: f32, above: f32, d: f32) -> Option<(Candidate, f32)> {
+        // The wanted w · n: below, s0 - (m1 + w·n) = skin; above, (m0 + w·n) - s1 = skin.
+        let wanted = if below_side { below - self.skin } else { self.skin - above };
+        let w = self.velocity + n * (wanted - d);
+        let length2 = length2(w);
+        let along = f64::from(w.x) * f64::from(self.velocity.x) + f64::from(w.y) * f64::from(self.velocity.y);
+        if length2 > self.speed2 || along < 0.0 {
+            return None;
+        }
+        let wn = w.dot(n);
+        let end_gap = if below_side { below - wn } else { above + wn };
+        Some((Candidate { velocity: w, length2 }, end_gap))
+    }
+
+    /// From an overlapping start: the velocity without its component deeper into the shallowest
+    /// axis (shortened by a few ulps if rounding made it longer than the input; zero if even that
+    /// fails).
+    fn not_deeper(&self, shallowest: &Shallowest) -> Vec2 {
+        let v = self.velocity;
+        let d = v.dot(shallowest.axis);
+        let deeper = if shallowest.below { d > 0.0 } else { d < 0.0 };
+        if !deeper {
+            return v;
+        }
+        let mut w = v - shallowest.axis * d;
+        for _ in 0..2 {
+            let along = f64::from(w.x) * f64::from(v.x) + f64::from(w.y) * f64::from(v.y);
+            if length2(w) <= self.speed2 && along >= 0.0 {
+                return w;
+            }
+            w *= 1.0 - 2.0 * f32::EPSILON;
+        }
+        Vec2::ZERO
+    }
+
+    /// Whether the moving polygon translated by `w` is apart from the stationary one.
+    fn end_apart(&self, axes: &SatAxes, w: Vec2) -> bool {
+        let mut end = f32::NEG_INFINITY;
+        let _ = self.for_each_axis(axes, |n, _| {
+            let (m0, m1) = project(self.moving, n);
+            let (s0, s1) = project(self.stationary, n);
+            let d = w.dot(n);
+            end = end.max((s0 - m1 - d).max(m0 - s1 + d));
+            if end >= self.err { Break(()) } else { Continue(()) }
+        });
+        if end >= self.err {
+            true
+        } else if end < -self.err {
+            false
+        } else {
+            apart_exact(self.moving, self.stationary, w, w)
+        }
+    }
+}
+
+/// `(min, max)` of the points projected onto `n`.
+#[inline]
+fn project(points: &[Vec2], n: Vec2) -> (f32, f32) {
+    let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
+    for p in points {
+        let x = p.dot(n);
+        lo = lo.min(x);
+        hi = hi.max(x);
+    }
+    (lo, hi)
+}
+
+/// Calls `visit` on the unit normal of every edge of nonzero length of the closed loop.
+#[inline]
+fn edge_normals(points: &[Vec2], mut visit: impl FnMut(Vec2) -> ControlFlow<()>) -> ControlFlow<()> {
+    let Some(&last) = points.last() else { return Continue(()) };
+    let mut prev = last;
+    for &p in points {
+        if let Some(n) = unit((p - prev).perp()) {
+            visit(n)?;
+        }
+        prev = p;
+    }
+    Continue(())
+}
+
+/// `e` scaled to unit length, `None` for zero. Vectors whose squared length leaves the normal
+/// range of `f32` are scaled in `f64`.
+#[inline]
+fn unit(e: Vec2) -> Option<Vec2> {
+    let len2 = e.length_squared();
+    if len2 > 1e-30 && len2.is_finite() {
+        Some(e * len2.sqrt().recip())
+    } else if e == Vec2::ZERO {
+        None
+    } else {
+        let d = e.as_dvec2();
+        Some((d / d.length()).as_vec2())
+    }
+}
+
+/// `|w|²` in `f64` (exact products).
+#[inline]
+fn length2(w: Vec2) -> f64 {
+    f64::from(w.x) * f64::from(w.x) + f64::from(w.y) * f64::from(w.y)
+}
+
+/// Which sides of a line some points lie strictly on.
+#[derive(Clone, Copy, Default)]
+struct Sides {
+    left: bool,
+    right: bool,
+}
+
+impl Sides {
+    fn add(&mut self, orientation: f64) {
+        self.left |= orientation > 0.0;
+        self.right |= orientation < 0.0;
+    }
+
+    /// Whether the line has `self` on one closed side and `other` on the other.
+    fn separates(self, other: Sides) -> bool {
+        (!self.right && !other.left) || (!self.left && !other.right)
+    }
+}
+
+/// `p + t` in `f64` (exact unless the exponents of a coordinate pair differ by more than 29).
+fn coord(p: Vec2, t: Vec2) -> Coord<f64> {
+    Coord { x: f64::from(p.x) + f64::from(t.x), y: f64::from(p.y) + f64::from(t.y) }
+}
+
+/// Exact: whether the moving polygon, translated by every point of the segment `from → to`, stays
+/// apart from the stationary polygon (some line has the swept polygon on one closed side and the
+/// stationary one on the other). The lines to try are those through either polygon's edges and,
+/// when sweeping, the lines parallel to the motion through the moving polygon's vertices (the
+/// Minkowski difference's edges and the segment's direction).
+fn apart_exact(moving: &[Vec2], stationary: &[Vec2], from: Vec2, to: Vec2) -> bool {
+    let swept = from != to;
+    let orient = |a: Coord<f64>, b: Coord<f64>, c: Coord<f64>| orient2d(a, b, c);
+    let zero = Vec2::ZERO;
+    let mut any_edge = false;
+    // Lines through the stationary polygon's edges, against the moving polygon at both ends.
+    let mut prev = stationary[stationary.len() - 1];
+    for &b in stationary {
+        let a = std::mem::replace(&mut prev, b);
+        if a == b {
+            continue;
+        }
+        any_edge = true;
+        let (ca, cb) = (coord(a, zero), coord(b, zero));
+        let mut own = Sides::default();
+        stationary.iter().for_each(|&p| own.add(orient(ca, cb, coord(p, zero))));
+        let mut other = Sides::default();
+        for &p in moving {
+            other.add(orient(ca, cb, coord(p, from)));
+            if swept {
+                other.add(orient(ca, cb, coord(p, to)));
+            }
+        }
+        if own.separates(other) {
+            return true;
+        }
+    }
+    // Lines through the moving polygon's edges at both ends: the stationary polygon moved back.
+    let mut prev = moving[moving.len() - 1];
+    for &b in moving {
+        let a = std::mem::replace(&mut prev, b);
+        if a == b {
+            continue;
+        }
+        any_edge = true;
+        let (ca, cb) = (coord(a, zero), coord(b, zero));
+        let mut own = Sides::default();
+        moving.iter().for_each(|&p| own.add(orient(ca, cb, coord(p, zero))));
+        let mut other = Sides::default();
+        for &p in stationary {
+            other.add(orient(ca, cb, coord(p, -from)));
+            if swept {
+                other.add(orient(ca, cb, coord(p, -to)));
+            }
+        }
+        if own.separates(other) {
+            return true;
+        }
+    }
+    if !swept {
+        return !any_edge;
+    }
+    // Lines parallel to the motion: every stationary vertex on one closed side of every line
+    // through a moving vertex, the same side for all.
+    let mut sides = Sides::default();
+    for &m in moving {
+        let (ca, cb) = (coord(m, from), coord(m, to));
+        stationary.iter().for_each(|&p| sides.add(orient(ca, cb, coord(p, zero))));
+        if sides.left && sides.right {
+            return false;
+        }
+    }
+    true
+}
