@@ -9,6 +9,6 @@
 mod sat2;
 
 pub use sat2::{
-    MAX_COORDINATE, MAX_RESOLUTION_PASSES, MOTION_SKIN, MotionResolution2, SatAxes, SatError, resolve_motion2,
-    resolve_motion_among2,
+    MAX_COORDINATE, MAX_RESOLUTION_PASSES, MOTION_SKIN, MotionResolution2, SatAxes, SatError,
+    resolve_motion_among2, resolve_motion2,
 };

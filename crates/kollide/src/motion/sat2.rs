@@ -66,6 +66,10 @@ pub const MOTION_SKIN: f32 = 3.0 * ROUNDING;
 /// on a velocity that every obstacle leaves unchanged (and answers zero).
 pub const MAX_RESOLUTION_PASSES: usize = 4;
 
+/// How many doubtful candidates (within rounding of contact) a resolution keeps for the exact
+/// test, longest first.
+const DOUBTFUL: usize = 4;
+
 /// The four outputs of a motion resolution (seed 003).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MotionResolution2 {
@@ -112,7 +116,9 @@ impl fmt::Display for SatError {
                 write!(f, "vertex {i} of the stationary polygon is not finite or too large")
             }
             Self::Velocity => write!(f, "the velocity is not finite or too large"),
-            Self::Obstacle(id) => write!(f, "obstacle {id} has no vertex or one that is not finite or too large"),
+            Self::Obstacle(id) => {
+                write!(f, "obstacle {id} has no vertex or one that is not finite or too large")
+            }
         }
     }
 }
@@ -138,13 +144,18 @@ pub struct SatAxes {
 
 impl SatAxes {
     /// Edge normals only, as in the seed.
-    pub const EDGES: Self = Self { edge_normals: true, velocity: false, basic: Vec::new() };
+    pub const EDGES: Self = Self::new(true, false);
     /// Edge normals and the velocity's direction and perpendicular (the default).
-    pub const EDGES_AND_VELOCITY: Self = Self { edge_normals: true, velocity: true, basic: Vec::new() };
+    pub const EDGES_AND_VELOCITY: Self = Self::new(true, true);
     /// A sensible count of fixed directions for [`SatAxes::with_basic`]: 8 (every 22.5°).
     pub const DEFAULT_BASIC: usize = 8;
     /// The largest count of fixed directions; larger requests are clamped to it.
     pub const MAX_BASIC: usize = 1024;
+
+    /// The chosen kinds, without fixed directions.
+    pub const fn new(edge_normals: bool, velocity: bool) -> Self {
+        Self { edge_normals, velocity, basic: Vec::new() }
+    }
 
     /// Every kind: edge normals, velocity and [`SatAxes::DEFAULT_BASIC`] fixed directions.
     pub fn all() -> Self {
@@ -276,7 +287,12 @@ pub fn resolve_motion_among2<'o, B: BroadPhase<Aabb2> + ?Sized>(
             });
         }
     }
-    Ok(MotionResolution2 { were_colliding: were, would_have_collided: would, will_collide: were, velocity: Vec2::ZERO })
+    Ok(MotionResolution2 {
+        were_colliding: were,
+        would_have_collided: would,
+        will_collide: were,
+        velocity: Vec2::ZERO,
+    })
 }
 
 /// What validation learns about a polygon.
@@ -325,7 +341,12 @@ fn resolve_checked(
     s: Checked,
     v: f32,
 ) -> MotionResolution2 {
-    let free = MotionResolution2 { were_colliding: false, would_have_collided: false, will_collide: false, velocity };
+    let free = MotionResolution2 {
+        were_colliding: false,
+        would_have_collided: false,
+        will_collide: false,
+        velocity,
+    };
     if !m.has_edge && !s.has_edge {
         // Two points: a line through both (any line, if they coincide) has one on each side.
         return free;
@@ -358,17 +379,22 @@ fn resolve_checked(
             return free;
         }
         // A doubtful candidate is used only if it beats the certified ones and passes the exact
-        // test of its whole path.
-        let mut best = scan.certified;
-        if let Some(doubtful) = scan.doubtful {
-            if best.is_none_or(|b| doubtful.length2 > b.length2)
-                && apart_exact(moving, stationary, Vec2::ZERO, doubtful.velocity)
-            {
-                best = Some(doubtful);
-            }
-        }
+        // test of its whole path; the longest that does.
+        let certified = scan.certified.map_or(-1.0, |c| c.length2);
+        let best = scan
+            .doubtful
+            .iter()
+            .flatten()
+            .take_while(|d| d.length2 > certified)
+            .find(|d| apart_exact(moving, stationary, Vec2::ZERO, d.velocity))
+            .or(scan.certified.as_ref());
         let velocity = best.map_or(Vec2::ZERO, |b| b.velocity);
-        return MotionResolution2 { were_colliding: false, would_have_collided: true, will_collide: false, velocity };
+        return MotionResolution2 {
+            were_colliding: false,
+            would_have_collided: true,
+            will_collide: false,
+            velocity,
+        };
     }
 
     let end_apart = if scan.end >= err {
@@ -442,8 +468,9 @@ struct Scan {
     shallowest: Shallowest,
     /// The longest candidate proven in `f32` to keep the path apart.
     certified: Option<Candidate>,
-    /// The longest candidate within rounding of keeping the path apart (to be checked exactly).
-    doubtful: Option<Candidate>,
+    /// The longest candidates within rounding of keeping the path apart (to be checked exactly),
+    /// longest first.
+    doubtful: [Option<Candidate>; DOUBTFUL],
     /// The longest candidate proven in `f32` to leave the end apart from an overlapping start.
     escape: Option<Candidate>,
 }
@@ -456,7 +483,7 @@ impl Scan {
             end: f32::NEG_INFINITY,
             shallowest: Shallowest { gap: f32::NEG_INFINITY, axis: Vec2::ZERO, below: true },
             certified: None,
-            doubtful: None,
+            doubtful: [None; DOUBTFUL],
             escape: None,
         }
     }
@@ -489,7 +516,7 @@ impl Scan {
                 if start >= p.err && end_gap >= p.err {
                     offer(&mut self.certified, c);
                 } else if end_gap >= -p.err {
-                    offer(&mut self.doubtful, c);
+                    self.offer_doubtful(c);
                 }
             }
         }
@@ -503,6 +530,21 @@ impl Scan {
             }
         }
         Continue(())
+    }
+}
+
+impl Scan {
+    /// Inserts `c` among the longest doubtful candidates (after those of equal length).
+    fn offer_doubtful(&mut self, mut c: Candidate) {
+        for slot in &mut self.doubtful {
+            match slot {
+                Some(kept) if kept.length2 >= c.length2 => {}
+                _ => match slot.replace(c) {
+                    Some(shorter) => c = shorter,
+                    None => return,
+                },
+            }
+        }
     }
 }
 
@@ -540,7 +582,14 @@ impl Problem<'_> {
     /// The velocity corrected along `n` so that the end gap on the given side is the skin, with
     /// its end gap recomputed in `f32` (how far the correction really got), if the seed's
     /// rejection rules accept it (not longer than the input, not against it).
-    fn corrected(&self, n: Vec2, below_side: bool, below: f32, above: f32, d: f32) -> Option<(Candidate, f32)> {
+    fn corrected(
+        &self,
+        n: Vec2,
+        below_side: bool,
+        below: f32,
+        above: f32,
+        d: f32,
+    ) -> Option<(Candidate, f32)> {
         // The wanted w · n: below, s0 - (m1 + w·n) = skin; above, (m0 + w·n) - s1 = skin.
         let wanted = if below_side { below - self.skin } else { self.skin - above };
         let w = self.velocity + n * (wanted - d);

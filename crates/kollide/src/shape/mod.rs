@@ -30,9 +30,9 @@ mod hull;
 mod mass;
 mod rounded;
 
-pub use d2::*;
 pub use basic::{Ball, Capsule, Cone, Cuboid, Cylinder, Triangle};
 pub use convex::{ConvexShape, Core, PlacedSupport, ShapeKind};
+pub use d2::*;
 pub use hull::{ConvexHull, HullError, HullFace};
 pub use mass::MassProperties;
 pub use rounded::Rounded;
