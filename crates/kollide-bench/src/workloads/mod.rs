@@ -8,6 +8,7 @@ mod mesh;
 mod meshmesh;
 mod prim;
 mod query;
+mod sat2;
 mod sdf;
 mod world;
 
@@ -75,6 +76,7 @@ pub fn all() -> Vec<Workload> {
     all.extend(sdf::workloads());
     all.extend(query::workloads());
     all.extend(world::workloads());
+    all.extend(sat2::workloads());
     all
 }
 

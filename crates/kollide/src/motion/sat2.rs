@@ -33,11 +33,15 @@
 use std::fmt;
 use std::ops::ControlFlow::{self, Break, Continue};
 
-use robust::{Coord, orient2d};
-
 use crate::bounds::Aabb2;
 use crate::broad::BroadPhase;
-use crate::math::Vec2;
+use crate::math::{Vec2, Vec4};
+
+mod batch;
+mod exact;
+
+use batch::{Batch, unit};
+use exact::apart_exact;
 
 /// The largest magnitude accepted for a vertex coordinate or a velocity component: `1e18`. Beyond
 /// it the squares this algorithm forms could overflow `f32`.
@@ -356,25 +360,26 @@ fn resolve_checked(
         moving,
         stationary,
         velocity,
-        direction: unit(velocity),
+        direction: (velocity != Vec2::ZERO).then(|| unit(velocity)),
         err,
         skin: 3.0 * err,
         speed2: length2(velocity),
     };
     let mut scan = Scan::new();
-    if problem.for_each_axis(axes, |n, offers| scan.visit(&problem, n, offers)).is_break() {
+    if problem.for_each_batch(axes, |batch| scan.visit(&problem, batch)).is_break() {
         return free;
     }
+    let (start, path, end) = (scan.start.max_element(), scan.path.max_element(), scan.end.max_element());
 
-    let apart = if scan.start >= err {
+    let apart = if start >= err {
         true
-    } else if scan.start < -err {
+    } else if start < -err {
         false
     } else {
         apart_exact(moving, stationary, Vec2::ZERO, Vec2::ZERO)
     };
     if apart {
-        let collides = scan.path < -err || !apart_exact(moving, stationary, Vec2::ZERO, velocity);
+        let collides = path < -err || !apart_exact(moving, stationary, Vec2::ZERO, velocity);
         if !collides {
             return free;
         }
@@ -389,17 +394,12 @@ fn resolve_checked(
             .find(|d| apart_exact(moving, stationary, Vec2::ZERO, d.velocity))
             .or(scan.certified.as_ref());
         let velocity = best.map_or(Vec2::ZERO, |b| b.velocity);
-        return MotionResolution2 {
-            were_colliding: false,
-            would_have_collided: true,
-            will_collide: false,
-            velocity,
-        };
+        return MotionResolution2 { were_colliding: false, would_have_collided: true, will_collide: false, velocity };
     }
 
-    let end_apart = if scan.end >= err {
+    let end_apart = if end >= err {
         true
-    } else if scan.end < -err {
+    } else if end < -err {
         false
     } else {
         apart_exact(moving, stationary, velocity, velocity)
@@ -407,7 +407,7 @@ fn resolve_checked(
     if end_apart {
         return MotionResolution2 { were_colliding: true, ..free };
     }
-    if let Some(escape) = scan.escape {
+    if let Some(escape) = problem.escape(axes) {
         return MotionResolution2 {
             were_colliding: true,
             would_have_collided: true,
@@ -415,7 +415,7 @@ fn resolve_checked(
             velocity: escape.velocity,
         };
     }
-    let velocity = problem.not_deeper(&scan.shallowest);
+    let velocity = problem.not_deeper(scan.shallowest());
     MotionResolution2 {
         were_colliding: true,
         would_have_collided: true,
@@ -446,94 +446,86 @@ struct Candidate {
     length2: f64,
 }
 
-/// The axis on which the polygons overlap least at the start.
-#[derive(Clone, Copy)]
-struct Shallowest {
-    /// Its start gap (negative when overlapping).
-    gap: f32,
-    axis: Vec2,
-    /// Whether the moving polygon is on the low side of the stationary one on `axis`.
-    below: bool,
-}
-
-/// What one pass over the axes gathers.
+/// What one pass over the axes gathers, lane by lane (see [`Batch`]).
 struct Scan {
     /// The largest start gap: the polygons start apart when it is positive.
-    start: f32,
+    start: Vec4,
     /// The largest path gap (the smaller of start and end gap on the start side): the straight
     /// path stays apart when it is positive.
-    path: f32,
+    path: Vec4,
     /// The largest end gap on either side: the end position is apart when it is positive.
-    end: f32,
-    shallowest: Shallowest,
+    end: Vec4,
+    /// The axis where the largest start gap was found, and whether the moving polygon starts
+    /// below (1) or above (0) the stationary one on it.
+    shallowest: (Vec4, Vec4, Vec4),
     /// The longest candidate proven in `f32` to keep the path apart.
     certified: Option<Candidate>,
     /// The longest candidates within rounding of keeping the path apart (to be checked exactly),
     /// longest first.
     doubtful: [Option<Candidate>; DOUBTFUL],
-    /// The longest candidate proven in `f32` to leave the end apart from an overlapping start.
-    escape: Option<Candidate>,
 }
 
 impl Scan {
     fn new() -> Self {
+        let none = Vec4::NEG_INFINITY;
         Self {
-            start: f32::NEG_INFINITY,
-            path: f32::NEG_INFINITY,
-            end: f32::NEG_INFINITY,
-            shallowest: Shallowest { gap: f32::NEG_INFINITY, axis: Vec2::ZERO, below: true },
+            start: none,
+            path: none,
+            end: none,
+            shallowest: (Vec4::ZERO, Vec4::ZERO, Vec4::ZERO),
             certified: None,
             doubtful: [None; DOUBTFUL],
-            escape: None,
         }
     }
 
-    /// Projects both polygons onto the unit axis `n` and records its gaps and, if `offers`, its
-    /// candidates. Breaks when the axis proves the straight path apart.
-    fn visit(&mut self, p: &Problem, n: Vec2, offers: bool) -> ControlFlow<()> {
-        let (m0, m1) = project(p.moving, n);
-        let (s0, s1) = project(p.stationary, n);
-        let d = p.velocity.dot(n);
-        let (below, above) = (s0 - m1, m0 - s1);
-        let start_below = below >= above;
-        let (start, end) = if start_below { (below, below - d) } else { (above, above + d) };
-        if start.min(end) >= p.err {
+    /// Records a batch's gaps and candidates. Breaks when an axis proves the straight path
+    /// apart.
+    fn visit(&mut self, p: &Problem, batch: &Batch) -> ControlFlow<()> {
+        let d = batch.nx * p.velocity.x + batch.ny * p.velocity.y;
+        let (below, above) = (batch.below, batch.above);
+        let start_below = below.cmpge(above);
+        let start = Vec4::select(start_below, below, above);
+        let end = Vec4::select(start_below, below - d, above + d);
+        let path = start.min(end);
+        let err = Vec4::splat(p.err);
+        if path.cmpge(err).any() {
             return Break(());
         }
+        let deeper_than_shallowest = start.cmpgt(self.start);
+        self.shallowest = (
+            Vec4::select(deeper_than_shallowest, batch.nx, self.shallowest.0),
+            Vec4::select(deeper_than_shallowest, batch.ny, self.shallowest.1),
+            Vec4::select(deeper_than_shallowest, Vec4::select(start_below, Vec4::ONE, Vec4::ZERO), self.shallowest.2),
+        );
         self.start = self.start.max(start);
-        self.path = self.path.max(start.min(end));
-        let (end_below, end_above) = (below - d, above + d);
-        self.end = self.end.max(end_below.max(end_above));
-        if start > self.shallowest.gap {
-            self.shallowest = Shallowest { gap: start, axis: n, below: start_below };
-        }
-        if !offers {
-            return Continue(());
-        }
-        // From an apart start: stay on the start side.
-        if start >= -p.err && end < p.skin {
-            if let Some((c, end_gap)) = p.corrected(n, start_below, below, above, d) {
-                if start >= p.err && end_gap >= p.err {
+        self.path = self.path.max(path);
+        self.end = self.end.max((below - d).max(above + d));
+        // Candidates stay on the start side (those from an overlapping start are gathered only
+        // when the start turns out to overlap, by `Problem::escape`).
+        let offering = (start.cmpge(-err) & end.cmplt(Vec4::splat(p.skin))).bitmask();
+        for lane in 0..4 {
+            if offering & (1 << lane) == 0 || !batch.offers[lane] {
+                continue;
+            }
+            let n = batch.axis(lane);
+            let below_side = start_below.test(lane);
+            if let Some((c, end_gap)) = p.corrected(n, below_side, below[lane], above[lane], d[lane]) {
+                if start[lane] >= p.err && end_gap >= p.err {
                     offer(&mut self.certified, c);
                 } else if end_gap >= -p.err {
                     self.offer_doubtful(c);
                 }
             }
         }
-        // From an overlapping start: leave on the nearer side at the end.
-        if start < p.err && end_below.max(end_above) < p.skin {
-            let side = end_below >= end_above;
-            if let Some((c, end_gap)) = p.corrected(n, side, below, above, d) {
-                if end_gap >= p.err {
-                    offer(&mut self.escape, c);
-                }
-            }
-        }
         Continue(())
     }
-}
 
-impl Scan {
+    /// The axis of least overlap at the start and whether the moving polygon is below on it.
+    fn shallowest(&self) -> (Vec2, bool) {
+        let lane = (0..4).fold(0, |best, lane| if self.start[lane] > self.start[best] { lane } else { best });
+        (Vec2::new(self.shallowest.0[lane], self.shallowest.1[lane]), self.shallowest.2[lane] == 1.0)
+    }
+
     /// Inserts `c` among the longest doubtful candidates (after those of equal length).
     fn offer_doubtful(&mut self, mut c: Candidate) {
         for slot in &mut self.doubtful {
@@ -556,40 +548,37 @@ fn offer(best: &mut Option<Candidate>, c: Candidate) {
 }
 
 impl Problem<'_> {
-    /// Calls `visit(axis, offers)` on every axis: the velocity's perpendicular and direction, the
-    /// stationary then the moving polygon's edge normals, the fixed directions; `offers` says
-    /// whether `axes` lets the axis offer candidates. The velocity's axes come first since the
-    /// perpendicular proves most misses.
-    fn for_each_axis(
-        &self,
-        axes: &SatAxes,
-        mut visit: impl FnMut(Vec2, bool) -> ControlFlow<()>,
-    ) -> ControlFlow<()> {
-        if let Some(u) = self.direction {
-            visit(u.perp(), axes.velocity)?;
-            if axes.velocity {
-                visit(u, true)?;
+    fn for_each_batch(&self, axes: &SatAxes, visit: impl FnMut(&Batch) -> ControlFlow<()>) -> ControlFlow<()> {
+        batch::for_each_batch(self.moving, self.stationary, self.direction, axes, visit)
+    }
+
+    /// From an overlapping start: the longest candidate proven in `f32` to leave the end apart,
+    /// each axis correcting towards the side where the end is nearer to apart.
+    fn escape(&self, axes: &SatAxes) -> Option<Candidate> {
+        let mut best = None;
+        let _ = self.for_each_batch(axes, |batch| {
+            for lane in (0..4).filter(|&lane| batch.offers[lane]) {
+                let (below, above) = (batch.below[lane], batch.above[lane]);
+                let n = batch.axis(lane);
+                let d = self.velocity.dot(n);
+                let (end_below, end_above) = (below - d, above + d);
+                if end_below.max(end_above) < self.skin {
+                    if let Some((c, end_gap)) = self.corrected(n, end_below >= end_above, below, above, d) {
+                        if end_gap >= self.err {
+                            offer(&mut best, c);
+                        }
+                    }
+                }
             }
-        }
-        edge_normals(self.stationary, |n| visit(n, axes.edge_normals))?;
-        edge_normals(self.moving, |n| visit(n, axes.edge_normals))?;
-        for &n in &axes.basic {
-            visit(n, true)?;
-        }
-        Continue(())
+            Continue(())
+        });
+        best
     }
 
     /// The velocity corrected along `n` so that the end gap on the given side is the skin, with
     /// its end gap recomputed in `f32` (how far the correction really got), if the seed's
     /// rejection rules accept it (not longer than the input, not against it).
-    fn corrected(
-        &self,
-        n: Vec2,
-        below_side: bool,
-        below: f32,
-        above: f32,
-        d: f32,
-    ) -> Option<(Candidate, f32)> {
+    fn corrected(&self, n: Vec2, below_side: bool, below: f32, above: f32, d: f32) -> Option<(Candidate, f32)> {
         // The wanted w · n: below, s0 - (m1 + w·n) = skin; above, (m0 + w·n) - s1 = skin.
         let wanted = if below_side { below - self.skin } else { self.skin - above };
         let w = self.velocity + n * (wanted - d);
@@ -606,14 +595,14 @@ impl Problem<'_> {
     /// From an overlapping start: the velocity without its component deeper into the shallowest
     /// axis (shortened by a few ulps if rounding made it longer than the input; zero if even that
     /// fails).
-    fn not_deeper(&self, shallowest: &Shallowest) -> Vec2 {
+    fn not_deeper(&self, (axis, below): (Vec2, bool)) -> Vec2 {
         let v = self.velocity;
-        let d = v.dot(shallowest.axis);
-        let deeper = if shallowest.below { d > 0.0 } else { d < 0.0 };
+        let d = v.dot(axis);
+        let deeper = if below { d > 0.0 } else { d < 0.0 };
         if !deeper {
             return v;
         }
-        let mut w = v - shallowest.axis * d;
+        let mut w = v - axis * d;
         for _ in 0..2 {
             let along = f64::from(w.x) * f64::from(v.x) + f64::from(w.y) * f64::from(v.y);
             if length2(w) <= self.speed2 && along >= 0.0 {
@@ -626,14 +615,14 @@ impl Problem<'_> {
 
     /// Whether the moving polygon translated by `w` is apart from the stationary one.
     fn end_apart(&self, axes: &SatAxes, w: Vec2) -> bool {
-        let mut end = f32::NEG_INFINITY;
-        let _ = self.for_each_axis(axes, |n, _| {
-            let (m0, m1) = project(self.moving, n);
-            let (s0, s1) = project(self.stationary, n);
-            let d = w.dot(n);
-            end = end.max((s0 - m1 - d).max(m0 - s1 + d));
-            if end >= self.err { Break(()) } else { Continue(()) }
+        let mut end = Vec4::NEG_INFINITY;
+        let err = Vec4::splat(self.err);
+        let _ = self.for_each_batch(axes, |batch| {
+            let d = batch.nx * w.x + batch.ny * w.y;
+            end = end.max((batch.below - d).max(batch.above + d));
+            if end.cmpge(err).any() { Break(()) } else { Continue(()) }
         });
+        let end = end.max_element();
         if end >= self.err {
             true
         } else if end < -self.err {
@@ -644,143 +633,8 @@ impl Problem<'_> {
     }
 }
 
-/// `(min, max)` of the points projected onto `n`.
-#[inline]
-fn project(points: &[Vec2], n: Vec2) -> (f32, f32) {
-    let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
-    for p in points {
-        let x = p.dot(n);
-        lo = lo.min(x);
-        hi = hi.max(x);
-    }
-    (lo, hi)
-}
-
-/// Calls `visit` on the unit normal of every edge of nonzero length of the closed loop.
-#[inline]
-fn edge_normals(points: &[Vec2], mut visit: impl FnMut(Vec2) -> ControlFlow<()>) -> ControlFlow<()> {
-    let Some(&last) = points.last() else { return Continue(()) };
-    let mut prev = last;
-    for &p in points {
-        if let Some(n) = unit((p - prev).perp()) {
-            visit(n)?;
-        }
-        prev = p;
-    }
-    Continue(())
-}
-
-/// `e` scaled to unit length, `None` for zero. Vectors whose squared length leaves the normal
-/// range of `f32` are scaled in `f64`.
-#[inline]
-fn unit(e: Vec2) -> Option<Vec2> {
-    let len2 = e.length_squared();
-    if len2 > 1e-30 && len2.is_finite() {
-        Some(e * len2.sqrt().recip())
-    } else if e == Vec2::ZERO {
-        None
-    } else {
-        let d = e.as_dvec2();
-        Some((d / d.length()).as_vec2())
-    }
-}
-
 /// `|w|²` in `f64` (exact products).
 #[inline]
 fn length2(w: Vec2) -> f64 {
     f64::from(w.x) * f64::from(w.x) + f64::from(w.y) * f64::from(w.y)
-}
-
-/// Which sides of a line some points lie strictly on.
-#[derive(Clone, Copy, Default)]
-struct Sides {
-    left: bool,
-    right: bool,
-}
-
-impl Sides {
-    fn add(&mut self, orientation: f64) {
-        self.left |= orientation > 0.0;
-        self.right |= orientation < 0.0;
-    }
-
-    /// Whether the line has `self` on one closed side and `other` on the other.
-    fn separates(self, other: Sides) -> bool {
-        (!self.right && !other.left) || (!self.left && !other.right)
-    }
-}
-
-/// `p + t` in `f64` (exact unless the exponents of a coordinate pair differ by more than 29).
-fn coord(p: Vec2, t: Vec2) -> Coord<f64> {
-    Coord { x: f64::from(p.x) + f64::from(t.x), y: f64::from(p.y) + f64::from(t.y) }
-}
-
-/// Exact: whether the moving polygon, translated by every point of the segment `from → to`, stays
-/// apart from the stationary polygon (some line has the swept polygon on one closed side and the
-/// stationary one on the other). The lines to try are those through either polygon's edges and,
-/// when sweeping, the lines parallel to the motion through the moving polygon's vertices (the
-/// Minkowski difference's edges and the segment's direction).
-fn apart_exact(moving: &[Vec2], stationary: &[Vec2], from: Vec2, to: Vec2) -> bool {
-    let swept = from != to;
-    let orient = |a: Coord<f64>, b: Coord<f64>, c: Coord<f64>| orient2d(a, b, c);
-    let zero = Vec2::ZERO;
-    let mut any_edge = false;
-    // Lines through the stationary polygon's edges, against the moving polygon at both ends.
-    let mut prev = stationary[stationary.len() - 1];
-    for &b in stationary {
-        let a = std::mem::replace(&mut prev, b);
-        if a == b {
-            continue;
-        }
-        any_edge = true;
-        let (ca, cb) = (coord(a, zero), coord(b, zero));
-        let mut own = Sides::default();
-        stationary.iter().for_each(|&p| own.add(orient(ca, cb, coord(p, zero))));
-        let mut other = Sides::default();
-        for &p in moving {
-            other.add(orient(ca, cb, coord(p, from)));
-            if swept {
-                other.add(orient(ca, cb, coord(p, to)));
-            }
-        }
-        if own.separates(other) {
-            return true;
-        }
-    }
-    // Lines through the moving polygon's edges at both ends: the stationary polygon moved back.
-    let mut prev = moving[moving.len() - 1];
-    for &b in moving {
-        let a = std::mem::replace(&mut prev, b);
-        if a == b {
-            continue;
-        }
-        any_edge = true;
-        let (ca, cb) = (coord(a, zero), coord(b, zero));
-        let mut own = Sides::default();
-        moving.iter().for_each(|&p| own.add(orient(ca, cb, coord(p, zero))));
-        let mut other = Sides::default();
-        for &p in stationary {
-            other.add(orient(ca, cb, coord(p, -from)));
-            if swept {
-                other.add(orient(ca, cb, coord(p, -to)));
-            }
-        }
-        if own.separates(other) {
-            return true;
-        }
-    }
-    if !swept {
-        return !any_edge;
-    }
-    // Lines parallel to the motion: every stationary vertex on one closed side of every line
-    // through a moving vertex, the same side for all.
-    let mut sides = Sides::default();
-    for &m in moving {
-        let (ca, cb) = (coord(m, from), coord(m, to));
-        stationary.iter().for_each(|&p| sides.add(orient(ca, cb, coord(p, zero))));
-        if sides.left && sides.right {
-            return false;
-        }
-    }
-    true
 }
