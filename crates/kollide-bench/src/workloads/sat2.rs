@@ -96,13 +96,11 @@ type PeerInput = (ConvexPolygon, ConvexPolygon, Vec2);
 
 fn sweep(n: usize, seed: u64) -> Option<Box<dyn Prepared>> {
     let mut rng = random::rng(seed);
-    let (mut kollide, mut peer) = (Vec::with_capacity(n), Vec::with_capacity(n));
-    for _ in 0..n {
-        let (moving, stationary, velocity) = triple(&mut rng);
-        let polygon = |p: &[Vec2]| ConvexPolygon::from_convex_polyline(p.to_vec()).expect("a convex polygon");
-        peer.push((polygon(&moving), polygon(&stationary), velocity));
-        kollide.push((moving, stationary, velocity));
-    }
+    let triples: Vec<KollideInput> = (0..n).map(|_| triple(&mut rng)).collect();
+    // Each side's inputs are allocated one after the other, compact in memory.
+    let kollide: Vec<KollideInput> = triples.iter().map(|(m, s, v)| (m.clone(), s.clone(), *v)).collect();
+    let polygon = |p: &[Vec2]| ConvexPolygon::from_convex_polyline(p.to_vec()).expect("a convex polygon");
+    let peer: Vec<PeerInput> = triples.iter().map(|(m, s, v)| (polygon(m), polygon(s), *v)).collect();
     let axes = SatAxes::EDGES_AND_VELOCITY;
     let options =
         ShapeCastOptions { max_time_of_impact: 1.0, target_distance: 0.0, stop_at_penetration: true, ..Default::default() };
@@ -130,6 +128,8 @@ fn sweep(n: usize, seed: u64) -> Option<Box<dyn Prepared>> {
 
 #[cfg(test)]
 mod scratch_timing {
+    use super::*;
+
     #[test]
     #[ignore]
     fn sat2_timing() {
@@ -137,11 +137,29 @@ mod scratch_timing {
         let mut best = (f64::INFINITY, f64::INFINITY);
         for _ in 0..200 {
             let t = std::time::Instant::now();
-            prepared.run_kollide(1);
-            best.0 = best.0.min(t.elapsed().as_secs_f64());
+            prepared.run_kollide(10);
+            best.0 = best.0.min(t.elapsed().as_secs_f64() / 10.0);
             let t = std::time::Instant::now();
-            prepared.run_peer(1);
-            best.1 = best.1.min(t.elapsed().as_secs_f64());
+            prepared.run_peer(10);
+            best.1 = best.1.min(t.elapsed().as_secs_f64() / 10.0);
+        }
+        let mut rng = random::rng(super::super::SEED);
+        let items: Vec<_> = (0..2048).map(|_| super::triple(&mut rng)).collect();
+        let axes = super::SatAxes::EDGES_AND_VELOCITY;
+        let hit = |t: &(Vec<Vec2>, Vec<Vec2>, Vec2)| super::resolve_motion2(&t.0, &t.1, t.2, &axes).unwrap().would_have_collided;
+        let mixed = items.clone();
+        let (hits, misses): (Vec<_>, Vec<_>) = items.into_iter().partition(|t| hit(t));
+        for (name, set) in [("hits", &hits), ("misses", &misses), ("mixed", &mixed)] {
+            let mut b = f64::INFINITY;
+            let reps = if std::env::var("HITS_ONLY").is_ok() && name == "hits" { 20000 } else { 200 };
+            for _ in 0..reps {
+                let t = std::time::Instant::now();
+                for i in set.iter() {
+                    std::hint::black_box(super::resolve_motion2(&i.0, &i.1, i.2, &axes).unwrap());
+                }
+                b = b.min(t.elapsed().as_secs_f64());
+            }
+            eprintln!("{name}: {} items, {:.0} ns", set.len(), b * 1e9 / set.len() as f64);
         }
         eprintln!("kollide {:.0} ns, parry {:.0} ns, ratio {:.2}", best.0 * 1e9 / 2048.0, best.1 * 1e9 / 2048.0, best.1 / best.0);
     }

@@ -263,7 +263,7 @@ pub fn resolve_motion_among2<'o, B: BroadPhase<Aabb2> + ?Sized>(
     let v = check_velocity(velocity)?;
     let reach = Aabb2::from_points(moving).expect("checked: finite, not empty");
     // |v| ≤ |v.x| + |v.y|; the pad keeps rounding of the grown box from cutting a path short.
-    let grow = (velocity.x.abs() + velocity.y.abs()) * (1.0 + 4.0 * f32::EPSILON) + ROUNDING * (m.scale + v);
+    let grow = (velocity.x.abs() + velocity.y.abs()) * (1.0 + 4.0 * f32::EPSILON) + ROUNDING * (m + v);
     broad.query_box(&reach.expanded(grow), found);
 
     let mut current = velocity;
@@ -299,28 +299,27 @@ pub fn resolve_motion_among2<'o, B: BroadPhase<Aabb2> + ?Sized>(
     })
 }
 
-/// What validation learns about a polygon.
-#[derive(Clone, Copy)]
-struct Checked {
-    /// The largest coordinate magnitude.
-    scale: f32,
-    /// Whether some vertex differs from the first (the polygon has an edge of nonzero length).
-    has_edge: bool,
+/// The polygon's largest coordinate magnitude, or `Err(None)` when empty, `Err(Some(i))` for a
+/// bad vertex `i`.
+fn check_polygon(points: &[Vec2]) -> Result<f32, Option<usize>> {
+    if points.is_empty() {
+        return Err(None);
+    }
+    // Written so that NaN is invalid too.
+    let valid = |a: Vec2| (a.x <= MAX_COORDINATE) & (a.y <= MAX_COORDINATE);
+    let (mut scale, mut all_valid) = (0.0f32, true);
+    for p in points {
+        let a = p.abs();
+        all_valid &= valid(a);
+        scale = larger(scale, larger(a.x, a.y));
+    }
+    if all_valid { Ok(scale) } else { Err(points.iter().position(|p| !valid(p.abs()))) }
 }
 
-/// The polygon's scale, or `Err(None)` when empty, `Err(Some(i))` for a bad vertex `i`.
-fn check_polygon(points: &[Vec2]) -> Result<Checked, Option<usize>> {
-    let first = *points.first().ok_or(None)?;
-    let mut checked = Checked { scale: 0.0, has_edge: false };
-    for (i, p) in points.iter().enumerate() {
-        let size = largest_component(*p);
-        if !p.is_finite() || size > MAX_COORDINATE {
-            return Err(Some(i));
-        }
-        checked.scale = checked.scale.max(size);
-        checked.has_edge |= *p != first;
-    }
-    Ok(checked)
+/// The larger of two numbers (the second if either is NaN).
+#[inline(always)]
+fn larger(a: f32, b: f32) -> f32 {
+    if a > b { a } else { b }
 }
 
 /// The velocity's largest component magnitude.
@@ -341,8 +340,8 @@ fn resolve_checked(
     stationary: &[Vec2],
     velocity: Vec2,
     axes: &SatAxes,
-    m: Checked,
-    s: Checked,
+    m: f32,
+    s: f32,
     v: f32,
 ) -> MotionResolution2 {
     let free = MotionResolution2 {
@@ -351,11 +350,7 @@ fn resolve_checked(
         will_collide: false,
         velocity,
     };
-    if !m.has_edge && !s.has_edge {
-        // Two points: a line through both (any line, if they coincide) has one on each side.
-        return free;
-    }
-    let err = ROUNDING * (m.scale.max(s.scale) + v);
+    let err = ROUNDING * (m.max(s) + v);
     let problem = Problem {
         moving,
         stationary,
@@ -366,8 +361,11 @@ fn resolve_checked(
         speed2: length2(velocity),
     };
     let mut scan = Scan::new();
-    if problem.for_each_batch(axes, |batch| scan.visit(&problem, batch)).is_break() {
-        return free;
+    match problem.for_each_batch(axes, |batch| scan.visit(&problem, batch)) {
+        // An axis proved the path apart; or there was none: two points at rest (a line through
+        // both, any line if they coincide, has one on each closed side).
+        Break(()) | Continue(false) => return free,
+        Continue(true) => {}
     }
     let (start, path, end) = (scan.start.max_element(), scan.path.max_element(), scan.end.max_element());
 
@@ -502,11 +500,10 @@ impl Scan {
         self.end = self.end.max((below - d).max(above + d));
         // Candidates stay on the start side (those from an overlapping start are gathered only
         // when the start turns out to overlap, by `Problem::escape`).
-        let offering = (start.cmpge(-err) & end.cmplt(Vec4::splat(p.skin))).bitmask();
-        for lane in 0..4 {
-            if offering & (1 << lane) == 0 || !batch.offers[lane] {
-                continue;
-            }
+        let mut offering = (start.cmpge(-err) & end.cmplt(Vec4::splat(p.skin))).bitmask() & batch.offers;
+        while offering != 0 {
+            let lane = offering.trailing_zeros() as usize;
+            offering &= offering - 1;
             let n = batch.axis(lane);
             let below_side = start_below.test(lane);
             if let Some((c, end_gap)) = p.corrected(n, below_side, below[lane], above[lane], d[lane]) {
@@ -548,7 +545,11 @@ fn offer(best: &mut Option<Candidate>, c: Candidate) {
 }
 
 impl Problem<'_> {
-    fn for_each_batch(&self, axes: &SatAxes, visit: impl FnMut(&Batch) -> ControlFlow<()>) -> ControlFlow<()> {
+    fn for_each_batch(
+        &self,
+        axes: &SatAxes,
+        visit: impl FnMut(&Batch) -> ControlFlow<()>,
+    ) -> ControlFlow<(), bool> {
         batch::for_each_batch(self.moving, self.stationary, self.direction, axes, visit)
     }
 
@@ -557,7 +558,7 @@ impl Problem<'_> {
     fn escape(&self, axes: &SatAxes) -> Option<Candidate> {
         let mut best = None;
         let _ = self.for_each_batch(axes, |batch| {
-            for lane in (0..4).filter(|&lane| batch.offers[lane]) {
+            for lane in (0..4).filter(|&lane| batch.offers & (1 << lane) != 0) {
                 let (below, above) = (batch.below[lane], batch.above[lane]);
                 let n = batch.axis(lane);
                 let d = self.velocity.dot(n);

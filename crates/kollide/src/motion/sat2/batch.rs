@@ -16,8 +16,8 @@ pub(super) struct Batch {
     pub below: Vec4,
     /// The gap with the moving polygon above, `m0 - s1`.
     pub above: Vec4,
-    /// Whether each axis offers candidates (see [`SatAxes`]).
-    pub offers: [bool; 4],
+    /// Which axes offer candidates (see [`SatAxes`]), one bit per lane.
+    pub offers: u32,
 }
 
 impl Batch {
@@ -30,18 +30,32 @@ impl Batch {
 /// Calls `visit` on batches holding every axis: the velocity's perpendicular and direction (from
 /// its unit `direction`, if nonzero), the stationary then the moving polygon's edge normals, the
 /// fixed directions. The velocity's axes come first since the perpendicular proves most misses.
+/// Returns `Continue(false)` when there was no axis at all.
 pub(super) fn for_each_batch(
     moving: &[Vec2],
     stationary: &[Vec2],
     direction: Option<Vec2>,
     axes: &SatAxes,
-    visit: impl FnMut(&Batch) -> ControlFlow<()>,
-) -> ControlFlow<()> {
-    let mut filler = Filler { moving, stationary, dirs: [Vec2::ZERO; 4], offers: [false; 4], len: 0, visit };
+    mut visit: impl FnMut(&Batch) -> ControlFlow<()>,
+) -> ControlFlow<(), bool> {
+    // Directions are gathered in a buffer before any is projected, so that loading four of
+    // them at once does not wait on the stores that wrote them one by one.
+    let mut buffer = Directions { x: [0.0; CAPACITY], y: [0.0; CAPACITY], offers: 0, len: 0 };
+    let mut any = false;
+    let mut project_all = |buffer: &mut Directions| -> ControlFlow<()> {
+        any |= buffer.len > 0;
+        buffer.pad();
+        buffer.normalise();
+        for start in (0..buffer.len).step_by(4) {
+            visit(&buffer.batch(start, moving, stationary))?;
+        }
+        (buffer.len, buffer.offers) = (0, 0);
+        Continue(())
+    };
     if let Some(u) = direction {
-        filler.push(u.perp(), axes.velocity)?;
+        buffer.push(u.perp(), axes.velocity);
         if axes.velocity {
-            filler.push(u, true)?;
+            buffer.push(u, true);
         }
     }
     for polygon in [stationary, moving] {
@@ -50,61 +64,80 @@ pub(super) fn for_each_batch(
             let edge = p - prev;
             prev = p;
             if edge != Vec2::ZERO {
-                filler.push(edge.perp(), axes.edge_normals)?;
+                if buffer.len == CAPACITY {
+                    project_all(&mut buffer)?;
+                }
+                buffer.push(edge.perp(), axes.edge_normals);
             }
         }
     }
     for &n in axes.basic() {
-        filler.push(n, true)?;
+        if buffer.len == CAPACITY {
+            project_all(&mut buffer)?;
+        }
+        buffer.push(n, true);
     }
-    filler.flush()
+    project_all(&mut buffer)?;
+    Continue(any)
 }
 
-/// Gathers directions four at a time.
-struct Filler<'a, F> {
-    moving: &'a [Vec2],
-    stationary: &'a [Vec2],
-    /// Nonzero directions, not yet normalised.
-    dirs: [Vec2; 4],
-    offers: [bool; 4],
+/// Directions gathered before projection (a multiple of four).
+const CAPACITY: usize = 16;
+
+/// Nonzero directions, not yet normalised, coordinates apart.
+struct Directions {
+    x: [f32; CAPACITY],
+    y: [f32; CAPACITY],
+    /// Which directions offer candidates, one bit each.
+    offers: u32,
     len: usize,
-    visit: F,
 }
 
-impl<F: FnMut(&Batch) -> ControlFlow<()>> Filler<'_, F> {
+impl Directions {
+    /// Appends a direction (the caller keeps `len < CAPACITY`).
     #[inline]
-    fn push(&mut self, dir: Vec2, offers: bool) -> ControlFlow<()> {
-        self.dirs[self.len] = dir;
-        self.offers[self.len] = offers;
+    fn push(&mut self, dir: Vec2, offers: bool) {
+        (self.x[self.len], self.y[self.len]) = (dir.x, dir.y);
+        self.offers |= u32::from(offers) << self.len;
         self.len += 1;
-        if self.len == 4 { self.flush() } else { Continue(()) }
     }
 
-    /// Normalises and projects the gathered directions and visits them.
-    fn flush(&mut self) -> ControlFlow<()> {
-        if self.len == 0 {
-            return Continue(());
-        }
-        for lane in self.len..4 {
-            self.dirs[lane] = self.dirs[0];
-            self.offers[lane] = false;
-        }
-        self.len = 0;
-        let d = &self.dirs;
-        let (mut nx, mut ny) = (Vec4::new(d[0].x, d[1].x, d[2].x, d[3].x), Vec4::new(d[0].y, d[1].y, d[2].y, d[3].y));
-        let len2 = nx * nx + ny * ny;
-        if len2.cmpgt(Vec4::splat(1e-30)).all() && len2.is_finite() {
-            let inv = len2.sqrt().recip();
-            (nx, ny) = (nx * inv, ny * inv);
-        } else {
-            for lane in 0..4 {
-                let n = unit(d[lane]);
-                (nx[lane], ny[lane]) = (n.x, n.y);
+    /// Fills the last batch with copies of its first direction (offering nothing).
+    fn pad(&mut self) {
+        let first = self.len & !3;
+        if first < self.len {
+            for lane in self.len..first + 4 {
+                (self.x[lane], self.y[lane]) = (self.x[first], self.y[first]);
             }
         }
-        let (m0, m1) = project(self.moving, nx, ny);
-        let (s0, s1) = project(self.stationary, nx, ny);
-        (self.visit)(&Batch { nx, ny, below: s0 - m1, above: m0 - s1, offers: self.offers })
+    }
+
+    /// Scales every direction to unit length (all divisions issued before any projection waits
+    /// on one).
+    fn normalise(&mut self) {
+        for start in (0..self.len).step_by(4) {
+            let (nx, ny) = (Vec4::from_slice(&self.x[start..]), Vec4::from_slice(&self.y[start..]));
+            let len2 = nx * nx + ny * ny;
+            if len2.cmpgt(Vec4::splat(1e-30)).all() && len2.is_finite() {
+                let inv = len2.sqrt().recip();
+                (nx * inv).write_to_slice(&mut self.x[start..]);
+                (ny * inv).write_to_slice(&mut self.y[start..]);
+            } else {
+                for lane in start..start + 4 {
+                    let n = unit(Vec2::new(self.x[lane], self.y[lane]));
+                    (self.x[lane], self.y[lane]) = (n.x, n.y);
+                }
+            }
+        }
+    }
+
+    /// The four (normalised) directions from `start` and both polygons' gaps on them.
+    #[inline]
+    fn batch(&self, start: usize, moving: &[Vec2], stationary: &[Vec2]) -> Batch {
+        let (nx, ny) = (Vec4::from_slice(&self.x[start..]), Vec4::from_slice(&self.y[start..]));
+        let (m0, m1) = project(moving, nx, ny);
+        let (s0, s1) = project(stationary, nx, ny);
+        Batch { nx, ny, below: s0 - m1, above: m0 - s1, offers: (self.offers >> start) & 0b1111 }
     }
 }
 
