@@ -359,6 +359,7 @@ fn resolve_checked(
         err,
         skin: 3.0 * err,
         speed2: length2(velocity),
+        speed2_f32: velocity.length_squared(),
     };
     let mut scan = Scan::new();
     match problem.for_each_batch(axes, |batch| scan.visit(&problem, batch)) {
@@ -435,6 +436,8 @@ struct Problem<'a> {
     skin: f32,
     /// `|velocity|²` in `f64`, for the rejection rules.
     speed2: f64,
+    /// `|velocity|²` in `f32`, for the same rules decided four lanes at a time.
+    speed2_f32: f32,
 }
 
 /// An accepted candidate velocity.
@@ -499,20 +502,41 @@ impl Scan {
         self.path = self.path.max(path);
         self.end = self.end.max((below - d).max(above + d));
         // Candidates stay on the start side (those from an overlapping start are gathered only
-        // when the start turns out to overlap, by `Problem::escape`).
-        let mut offering = (start.cmpge(-err) & end.cmplt(Vec4::splat(p.skin))).bitmask() & batch.offers;
-        while offering != 0 {
-            let lane = offering.trailing_zeros() as usize;
-            offering &= offering - 1;
-            let n = batch.axis(lane);
-            let below_side = start_below.test(lane);
-            if let Some((c, end_gap)) = p.corrected(n, below_side, below[lane], above[lane], d[lane]) {
-                if start[lane] >= p.err && end_gap >= p.err {
-                    offer(&mut self.certified, c);
-                } else if end_gap >= -p.err {
-                    self.offer_doubtful(c);
-                }
+        // when the start turns out to overlap, by `Problem::escape`): each lane's velocity
+        // corrected along its axis so that the end gap on the start side is the skin (see
+        // `Problem::corrected`, the same arithmetic lane by lane).
+        let skin = Vec4::splat(p.skin);
+        let offering = (start.cmpge(-err) & end.cmplt(skin)).bitmask() & batch.offers;
+        if offering == 0 {
+            return Continue(());
+        }
+        let c = Vec4::select(start_below, below - skin, skin - above) - d;
+        let (wx, wy) = (Vec4::splat(p.velocity.x) + batch.nx * c, Vec4::splat(p.velocity.y) + batch.ny * c);
+        let wn = wx * batch.nx + wy * batch.ny;
+        let end_gap = Vec4::select(start_below, below - wn, above + wn);
+        let accepted = p.accepted(wx, wy, offering);
+        let certified = accepted & (start.cmpge(err) & end_gap.cmpge(err)).bitmask();
+        let candidate = |lane: usize| {
+            let w = Vec2::new(wx[lane], wy[lane]);
+            Candidate { velocity: w, length2: length2(w) }
+        };
+        if certified != 0 {
+            let l2 = wx * wx + wy * wy;
+            let longest = (0..4)
+                .filter(|&lane| certified & (1 << lane) != 0)
+                .fold(None, |best: Option<usize>, lane| match best {
+                    Some(b) if l2[b] >= l2[lane] => Some(b),
+                    _ => Some(lane),
+                });
+            if let Some(lane) = longest {
+                offer(&mut self.certified, candidate(lane));
             }
+        }
+        let mut doubtful = accepted & !certified & end_gap.cmpge(-err).bitmask();
+        while doubtful != 0 {
+            let lane = doubtful.trailing_zeros() as usize;
+            doubtful &= doubtful - 1;
+            self.offer_doubtful(candidate(lane));
         }
         Continue(())
     }
@@ -583,14 +607,46 @@ impl Problem<'_> {
         // The wanted w · n: below, s0 - (m1 + w·n) = skin; above, (m0 + w·n) - s1 = skin.
         let wanted = if below_side { below - self.skin } else { self.skin - above };
         let w = self.velocity + n * (wanted - d);
-        let length2 = length2(w);
-        let along = f64::from(w.x) * f64::from(self.velocity.x) + f64::from(w.y) * f64::from(self.velocity.y);
-        if length2 > self.speed2 || along < 0.0 {
+        if !self.accepts(w) {
             return None;
         }
         let wn = w.dot(n);
         let end_gap = if below_side { below - wn } else { above + wn };
-        Some((Candidate { velocity: w, length2 }, end_gap))
+        Some((Candidate { velocity: w, length2: length2(w) }, end_gap))
+    }
+
+    /// The seed's rejection rules: `w` is not longer than the velocity and not against it
+    /// (`w · v ≥ 0`), decided in `f64` (exact products).
+    fn accepts(&self, w: Vec2) -> bool {
+        let along = f64::from(w.x) * f64::from(self.velocity.x) + f64::from(w.y) * f64::from(self.velocity.y);
+        length2(w) <= self.speed2 && along >= 0.0
+    }
+
+    /// [`accepts`](Self::accepts) of the velocities `(wx, wy)` lane by lane, for the lanes set
+    /// in `lanes`, as a bit mask. Decided in `f32` where its rounding cannot change the answer:
+    /// a sum of two products is within `2u` of its magnitude sum (plus `2^-148` for subnormal
+    /// products), so margins of `16u` on the lengths and of `4u` of the magnitude sum on `w · v`
+    /// leave the answer certain; the other lanes go through `f64`.
+    fn accepted(&self, wx: Vec4, wy: Vec4, lanes: u32) -> u32 {
+        let (vx, vy) = (Vec4::splat(self.velocity.x), Vec4::splat(self.velocity.y));
+        let (l2, along) = (wx * wx + wy * wy, wx * vx + wy * vy);
+        let slack = (wx.abs() * vx.abs() + wy.abs() * vy.abs()) * (2.0 * f32::EPSILON) + 4.0 * f32::from_bits(1);
+        let (mut sure, mut unsure) = (0, lanes);
+        if self.speed2_f32 >= 1e-30 {
+            let short = Vec4::splat(self.speed2_f32 * (1.0 - 8.0 * f32::EPSILON));
+            let long = Vec4::splat(self.speed2_f32 * (1.0 + 8.0 * f32::EPSILON));
+            sure = (l2.cmple(short) & along.cmpge(slack)).bitmask() & lanes;
+            let refused = (l2.cmpgt(long) | along.cmplt(-slack)).bitmask();
+            unsure = lanes & !sure & !refused;
+        }
+        while unsure != 0 {
+            let lane = unsure.trailing_zeros() as usize;
+            unsure &= unsure - 1;
+            if self.accepts(Vec2::new(wx[lane], wy[lane])) {
+                sure |= 1 << lane;
+            }
+        }
+        sure
     }
 
     /// From an overlapping start: the velocity without its component deeper into the shallowest
@@ -605,8 +661,7 @@ impl Problem<'_> {
         }
         let mut w = v - axis * d;
         for _ in 0..2 {
-            let along = f64::from(w.x) * f64::from(v.x) + f64::from(w.y) * f64::from(v.y);
-            if length2(w) <= self.speed2 && along >= 0.0 {
+            if self.accepts(w) {
                 return w;
             }
             w *= 1.0 - 2.0 * f32::EPSILON;

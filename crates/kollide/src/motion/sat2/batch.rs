@@ -45,8 +45,11 @@ pub(super) fn for_each_batch(
     let mut project_all = |buffer: &mut Directions| -> ControlFlow<()> {
         any |= buffer.len > 0;
         buffer.pad();
-        buffer.normalise();
+        // Each batch is normalised one step ahead of its projection, so that its divisions
+        // overlap the projection before it.
+        buffer.normalise(0);
         for start in (0..buffer.len).step_by(4) {
+            buffer.normalise(start + 4);
             visit(&buffer.batch(start, moving, stationary))?;
         }
         (buffer.len, buffer.offers) = (0, 0);
@@ -112,21 +115,22 @@ impl Directions {
         }
     }
 
-    /// Scales every direction to unit length (all divisions issued before any projection waits
-    /// on one).
-    fn normalise(&mut self) {
-        for start in (0..self.len).step_by(4) {
-            let (nx, ny) = (Vec4::from_slice(&self.x[start..]), Vec4::from_slice(&self.y[start..]));
-            let len2 = nx * nx + ny * ny;
-            if len2.cmpgt(Vec4::splat(1e-30)).all() && len2.is_finite() {
-                let inv = len2.sqrt().recip();
-                (nx * inv).write_to_slice(&mut self.x[start..]);
-                (ny * inv).write_to_slice(&mut self.y[start..]);
-            } else {
-                for lane in start..start + 4 {
-                    let n = unit(Vec2::new(self.x[lane], self.y[lane]));
-                    (self.x[lane], self.y[lane]) = (n.x, n.y);
-                }
+    /// Scales the four directions from `start`, if there are any, to unit length.
+    #[inline]
+    fn normalise(&mut self, start: usize) {
+        if start >= self.len {
+            return;
+        }
+        let (nx, ny) = (Vec4::from_slice(&self.x[start..]), Vec4::from_slice(&self.y[start..]));
+        let len2 = nx * nx + ny * ny;
+        if len2.cmpgt(Vec4::splat(1e-30)).all() && len2.is_finite() {
+            let inv = len2.sqrt().recip();
+            (nx * inv).write_to_slice(&mut self.x[start..]);
+            (ny * inv).write_to_slice(&mut self.y[start..]);
+        } else {
+            for lane in start..start + 4 {
+                let n = unit(Vec2::new(self.x[lane], self.y[lane]));
+                (self.x[lane], self.y[lane]) = (n.x, n.y);
             }
         }
     }
