@@ -28,9 +28,10 @@ impl Batch {
 }
 
 /// Calls `visit` on batches holding every axis: the velocity's perpendicular and direction (from
-/// its unit `direction`, if nonzero), the stationary then the moving polygon's edge normals, the
-/// fixed directions. The velocity's axes come first since the perpendicular proves most misses.
-/// Returns `Continue(false)` when there was no axis at all.
+/// its unit `direction`, if nonzero; the direction offers candidates only if `axes.velocity`),
+/// the stationary then the moving polygon's edge normals, the fixed directions. The velocity's
+/// axes come first since the perpendicular proves most misses. Returns `Continue(false)` when
+/// there was no axis at all.
 pub(super) fn for_each_batch(
     moving: &[Vec2],
     stationary: &[Vec2],
@@ -38,10 +39,20 @@ pub(super) fn for_each_batch(
     axes: &SatAxes,
     mut visit: impl FnMut(&Batch) -> ControlFlow<()>,
 ) -> ControlFlow<(), bool> {
+    let mut any = direction.is_some();
+    if let Some(u) = direction {
+        // A batch of its own, built in registers: it settles most misses before any edge is
+        // looked at.
+        let p = u.perp();
+        let (nx, ny) = (Vec4::new(p.x, u.x, p.x, u.x), Vec4::new(p.y, u.y, p.y, u.y));
+        let (m0, m1) = project(moving, nx, ny);
+        let (s0, s1) = project(stationary, nx, ny);
+        let offers = if axes.velocity { 0b11 } else { 0 };
+        visit(&Batch { nx, ny, below: s0 - m1, above: m0 - s1, offers })?;
+    }
     // Directions are gathered in a buffer before any is projected, so that loading four of
     // them at once does not wait on the stores that wrote them one by one.
     let mut buffer = Directions { x: [0.0; CAPACITY], y: [0.0; CAPACITY], offers: 0, len: 0 };
-    let mut any = false;
     let mut project_all = |buffer: &mut Directions| -> ControlFlow<()> {
         any |= buffer.len > 0;
         buffer.pad();
@@ -55,12 +66,6 @@ pub(super) fn for_each_batch(
         (buffer.len, buffer.offers) = (0, 0);
         Continue(())
     };
-    if let Some(u) = direction {
-        buffer.push(u.perp(), axes.velocity);
-        if axes.velocity {
-            buffer.push(u, true);
-        }
-    }
     for polygon in [stationary, moving] {
         let mut prev = polygon[polygon.len() - 1];
         for &p in polygon {
