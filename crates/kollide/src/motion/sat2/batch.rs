@@ -59,9 +59,15 @@ pub(super) fn for_each_batch(
         // Each batch is normalised one step ahead of its projection, so that its divisions
         // overlap the projection before it.
         buffer.normalise(0);
-        for start in (0..buffer.len).step_by(4) {
-            buffer.normalise(start + 4);
-            visit(&buffer.batch(start, moving, stationary))?;
+        buffer.normalise(4);
+        for start in (0..buffer.len).step_by(8) {
+            buffer.normalise(start + 8);
+            buffer.normalise(start + 12);
+            let [first, second] = buffer.batches(start, moving, stationary);
+            visit(&first)?;
+            if start + 4 < buffer.len {
+                visit(&second)?;
+            }
         }
         (buffer.len, buffer.offers) = (0, 0);
         Continue(())
@@ -140,13 +146,20 @@ impl Directions {
         }
     }
 
-    /// The four (normalised) directions from `start` and both polygons' gaps on them.
+    /// The eight (normalised) directions from `start` as two batches, with both polygons' gaps
+    /// on them (the second batch is meaningless past `len`).
     #[inline]
-    fn batch(&self, start: usize, moving: &[Vec2], stationary: &[Vec2]) -> Batch {
-        let (nx, ny) = (Vec4::from_slice(&self.x[start..]), Vec4::from_slice(&self.y[start..]));
-        let (m0, m1) = project(moving, nx, ny);
-        let (s0, s1) = project(stationary, nx, ny);
-        Batch { nx, ny, below: s0 - m1, above: m0 - s1, offers: (self.offers >> start) & 0b1111 }
+    fn batches(&self, start: usize, moving: &[Vec2], stationary: &[Vec2]) -> [Batch; 2] {
+        let n = [0, 4].map(|at| (Vec4::from_slice(&self.x[start + at..]), Vec4::from_slice(&self.y[start + at..])));
+        let m = project_pair(moving, n);
+        let s = project_pair(stationary, n);
+        [0, 1].map(|i| Batch {
+            nx: n[i].0,
+            ny: n[i].1,
+            below: s[i].0 - m[i].1,
+            above: m[i].0 - s[i].1,
+            offers: (self.offers >> (start + 4 * i)) & 0b1111,
+        })
     }
 }
 
@@ -161,6 +174,20 @@ fn project(points: &[Vec2], nx: Vec4, ny: Vec4) -> (Vec4, Vec4) {
         hi = hi.max(x);
     }
     (lo, hi)
+}
+
+/// [`project`] onto two groups of four axes in one pass over the points.
+#[inline]
+fn project_pair(points: &[Vec2], n: [(Vec4, Vec4); 2]) -> [(Vec4, Vec4); 2] {
+    let (mut lo, mut hi) = ([Vec4::INFINITY; 2], [Vec4::NEG_INFINITY; 2]);
+    for p in points {
+        for i in 0..2 {
+            let x = n[i].0 * p.x + n[i].1 * p.y;
+            lo[i] = lo[i].min(x);
+            hi[i] = hi[i].max(x);
+        }
+    }
+    [(lo[0], hi[0]), (lo[1], hi[1])]
 }
 
 /// The nonzero `e` scaled to unit length. Vectors whose squared length leaves the normal range
