@@ -36,6 +36,7 @@ use std::ops::ControlFlow::{self, Break, Continue};
 use crate::bounds::Aabb2;
 use crate::broad::BroadPhase;
 use crate::math::{Vec2, Vec4};
+use glam::BVec4A;
 
 mod batch;
 mod exact;
@@ -384,14 +385,14 @@ fn resolve_checked(
         }
         // A doubtful candidate is used only if it beats the certified ones and passes the exact
         // test of its whole path; the longest that does.
-        let certified = scan.certified.map_or(-1.0, |c| c.length2);
+        let certified = scan.certified();
         let best = scan
             .doubtful
             .iter()
             .flatten()
-            .take_while(|d| d.length2 > certified)
+            .take_while(|d| certified.is_none_or(|c| d.length2 > c.length2))
             .find(|d| apart_exact(moving, stationary, Vec2::ZERO, d.velocity))
-            .or(scan.certified.as_ref());
+            .or(certified.as_ref());
         let velocity = best.map_or(Vec2::ZERO, |b| b.velocity);
         return MotionResolution2 { were_colliding: false, would_have_collided: true, will_collide: false, velocity };
     }
@@ -459,8 +460,9 @@ struct Scan {
     /// The axis where the largest start gap was found, and whether the moving polygon starts
     /// below (1) or above (0) the stationary one on it.
     shallowest: (Vec4, Vec4, Vec4),
-    /// The longest candidate proven in `f32` to keep the path apart.
-    certified: Option<Candidate>,
+    /// Lane by lane, the squared length (`f32`, negative for none) and the velocity of the
+    /// longest candidate proven in `f32` to keep the path apart.
+    longest: (Vec4, Vec4, Vec4),
     /// The longest candidates within rounding of keeping the path apart (to be checked exactly),
     /// longest first.
     doubtful: [Option<Candidate>; DOUBTFUL],
@@ -474,7 +476,7 @@ impl Scan {
             path: none,
             end: none,
             shallowest: (Vec4::ZERO, Vec4::ZERO, Vec4::ZERO),
-            certified: None,
+            longest: (Vec4::splat(-1.0), Vec4::ZERO, Vec4::ZERO),
             doubtful: [None; DOUBTFUL],
         }
     }
@@ -520,18 +522,14 @@ impl Scan {
             let w = Vec2::new(wx[lane], wy[lane]);
             Candidate { velocity: w, length2: length2(w) }
         };
-        if certified != 0 {
-            let l2 = wx * wx + wy * wy;
-            let longest = (0..4)
-                .filter(|&lane| certified & (1 << lane) != 0)
-                .fold(None, |best: Option<usize>, lane| match best {
-                    Some(b) if l2[b] >= l2[lane] => Some(b),
-                    _ => Some(lane),
-                });
-            if let Some(lane) = longest {
-                offer(&mut self.certified, candidate(lane));
-            }
-        }
+        // The longest certified candidate so far is kept lane by lane, without a branch.
+        let l2 = wx * wx + wy * wy;
+        let longer = lane_mask(certified) & l2.cmpgt(self.longest.0);
+        self.longest = (
+            Vec4::select(longer, l2, self.longest.0),
+            Vec4::select(longer, wx, self.longest.1),
+            Vec4::select(longer, wy, self.longest.2),
+        );
         let mut doubtful = accepted & !certified & end_gap.cmpge(-err).bitmask();
         while doubtful != 0 {
             let lane = doubtful.trailing_zeros() as usize;
@@ -539,6 +537,16 @@ impl Scan {
             self.offer_doubtful(candidate(lane));
         }
         Continue(())
+    }
+
+    /// The longest certified candidate (the first lane on a tie).
+    fn certified(&self) -> Option<Candidate> {
+        let (l2, wx, wy) = self.longest;
+        let lane = (0..4).fold(0, |best, lane| if l2[lane] > l2[best] { lane } else { best });
+        (l2[lane] >= 0.0).then(|| {
+            let w = Vec2::new(wx[lane], wy[lane]);
+            Candidate { velocity: w, length2: length2(w) }
+        })
     }
 
     /// The axis of least overlap at the start and whether the moving polygon is below on it.
@@ -687,6 +695,12 @@ impl Problem<'_> {
             apart_exact(self.moving, self.stationary, w, w)
         }
     }
+}
+
+/// The lanes set in the bit mask `bits`.
+#[inline]
+fn lane_mask(bits: u32) -> BVec4A {
+    BVec4A::new(bits & 1 != 0, bits & 2 != 0, bits & 4 != 0, bits & 8 != 0)
 }
 
 /// `|w|²` in `f64` (exact products).
