@@ -247,7 +247,7 @@ fn a_box_falling_on_a_floor_stops_on_it_and_then_slides_along_it() {
     assert!(r.would_have_collided && r.velocity.x == 0.0, "{r:?}");
     body = moved(&body, r.velocity);
     let height = body[0].y;
-    assert!(height >= 0.0 && height < 1e-3, "landed at {height}");
+    assert!((0.0..1e-3).contains(&height), "landed at {height}");
     for frame in 0..100 {
         let v = Vec2::new(0.3, -0.5);
         let r = resolve_motion2(&body, &floor, v, &SatAxes::default()).unwrap();

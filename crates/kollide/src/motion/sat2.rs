@@ -56,9 +56,10 @@ pub const MAX_COORDINATE: f32 = 1e18;
 /// off by at most `γ₂ |p| |n| ≤ 2.9 u A` (`2.9 u V` for the velocity), and the two subtractions
 /// add `u` of their results, `2.9 u A` and `u (5.7 A + 1.5 V)`: `11.4 u A + 4.4 u V` in all. The
 /// axis is a rounded unit vector within `2u` of the direction of the exact edge normal or
-/// velocity perpendicular; turning it by `θ` moves a gap by at most `θ · 2√2 A ≤ 5.7 u A`, so a
-/// gap below minus the bound on every axis of the complete set also means an exact overlap.
-/// Total `17.1 u A + 4.4 u V`, below `24 u (A + V)`.
+/// velocity perpendicular; turning it by `θ` moves a gap between points within `√2 (A + V)` of
+/// the origin by at most `θ · 2√2 (A + V) ≤ 5.7 u (A + V)`, so a gap below minus the bound on
+/// every axis of the complete set also means an exact overlap. Total `17.1 u A + 10.1 u V`, below
+/// `24 u (A + V)`.
 const ROUNDING: f32 = 12.0 * f32::EPSILON;
 
 /// The gap a corrected velocity leaves on the axis that stopped it, relative to the problem's
@@ -215,9 +216,10 @@ impl Default for SatAxes {
 /// translates of the given vertices (touching counts as apart), decided by a proven `f32` error
 /// bound and, within that bound of contact, by exact orientation tests on the translated
 /// vertices formed in `f64` (exact unless a nonzero velocity component is below `2^-29` of a
-/// coordinate, where they round by `2^-53` of it). For polygons that are not convex the axes are
-/// not the right ones: the answers hold for their convex hulls except that a collision may be
-/// reported where there is none.
+/// coordinate, where they round by `2^-53` of it). Convexity is not checked: a polygon that is
+/// not convex is projected as its convex hull but tried on its own edge normals, which can report
+/// a collision that is not there and, from such an overlap, answer a velocity that enters the
+/// hulls.
 ///
 /// Errors: an empty polygon, a vertex or velocity component that is NaN, infinite or beyond
 /// [`MAX_COORDINATE`].
@@ -394,7 +396,12 @@ fn resolve_checked(
             .find(|d| apart_exact(moving, stationary, Vec2::ZERO, d.velocity))
             .or(certified.as_ref());
         let velocity = best.map_or(Vec2::ZERO, |b| b.velocity);
-        return MotionResolution2 { were_colliding: false, would_have_collided: true, will_collide: false, velocity };
+        return MotionResolution2 {
+            were_colliding: false,
+            would_have_collided: true,
+            will_collide: false,
+            velocity,
+        };
     }
 
     let end_apart = if end >= err {
@@ -498,7 +505,11 @@ impl Scan {
         self.shallowest = (
             Vec4::select(deeper_than_shallowest, batch.nx, self.shallowest.0),
             Vec4::select(deeper_than_shallowest, batch.ny, self.shallowest.1),
-            Vec4::select(deeper_than_shallowest, Vec4::select(start_below, Vec4::ONE, Vec4::ZERO), self.shallowest.2),
+            Vec4::select(
+                deeper_than_shallowest,
+                Vec4::select(start_below, Vec4::ONE, Vec4::ZERO),
+                self.shallowest.2,
+            ),
         );
         self.start = self.start.max(start);
         self.path = self.path.max(path);
@@ -611,7 +622,14 @@ impl Problem<'_> {
     /// The velocity corrected along `n` so that the end gap on the given side is the skin, with
     /// its end gap recomputed in `f32` (how far the correction really got), if the seed's
     /// rejection rules accept it (not longer than the input, not against it).
-    fn corrected(&self, n: Vec2, below_side: bool, below: f32, above: f32, d: f32) -> Option<(Candidate, f32)> {
+    fn corrected(
+        &self,
+        n: Vec2,
+        below_side: bool,
+        below: f32,
+        above: f32,
+        d: f32,
+    ) -> Option<(Candidate, f32)> {
         // The wanted w · n: below, s0 - (m1 + w·n) = skin; above, (m0 + w·n) - s1 = skin.
         let wanted = if below_side { below - self.skin } else { self.skin - above };
         let w = self.velocity + n * (wanted - d);
@@ -638,7 +656,8 @@ impl Problem<'_> {
     fn accepted(&self, wx: Vec4, wy: Vec4, lanes: u32) -> u32 {
         let (vx, vy) = (Vec4::splat(self.velocity.x), Vec4::splat(self.velocity.y));
         let (l2, along) = (wx * wx + wy * wy, wx * vx + wy * vy);
-        let slack = (wx.abs() * vx.abs() + wy.abs() * vy.abs()) * (2.0 * f32::EPSILON) + 4.0 * f32::from_bits(1);
+        let slack =
+            (wx.abs() * vx.abs() + wy.abs() * vy.abs()) * (2.0 * f32::EPSILON) + 4.0 * f32::from_bits(1);
         let (mut sure, mut unsure) = (0, lanes);
         if self.speed2_f32 >= 1e-30 {
             let short = Vec4::splat(self.speed2_f32 * (1.0 - 8.0 * f32::EPSILON));

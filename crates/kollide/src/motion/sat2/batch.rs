@@ -150,7 +150,8 @@ impl Directions {
     /// on them (the second batch is meaningless past `len`).
     #[inline]
     fn batches(&self, start: usize, moving: &[Vec2], stationary: &[Vec2]) -> [Batch; 2] {
-        let n = [0, 4].map(|at| (Vec4::from_slice(&self.x[start + at..]), Vec4::from_slice(&self.y[start + at..])));
+        let n = [0, 4]
+            .map(|at| (Vec4::from_slice(&self.x[start + at..]), Vec4::from_slice(&self.y[start + at..])));
         let m = project_pair(moving, n);
         let s = project_pair(stationary, n);
         [0, 1].map(|i| Batch {

@@ -36,65 +36,57 @@ fn coord(p: Vec2, t: Vec2) -> Coord<f64> {
 /// Minkowski difference's edges and the segment's direction).
 pub(super) fn apart_exact(moving: &[Vec2], stationary: &[Vec2], from: Vec2, to: Vec2) -> bool {
     let swept = from != to;
-    let orient = |a: Coord<f64>, b: Coord<f64>, c: Coord<f64>| orient2d(a, b, c);
-    let zero = Vec2::ZERO;
-    let mut any_edge = false;
-    // Lines through the stationary polygon's edges, against the moving polygon at both ends.
-    let mut prev = stationary[stationary.len() - 1];
-    for &b in stationary {
-        let a = std::mem::replace(&mut prev, b);
-        if a == b {
-            continue;
-        }
-        any_edge = true;
-        let (ca, cb) = (coord(a, zero), coord(b, zero));
-        let mut own = Sides::default();
-        stationary.iter().for_each(|&p| own.add(orient(ca, cb, coord(p, zero))));
-        let mut other = Sides::default();
-        for &p in moving {
-            other.add(orient(ca, cb, coord(p, from)));
-            if swept {
-                other.add(orient(ca, cb, coord(p, to)));
-            }
-        }
-        if own.separates(other) {
-            return true;
-        }
+    let (ends, back): (&[Vec2], &[Vec2]) =
+        if swept { (&[from, to], &[-from, -to]) } else { (&[from], &[-from]) };
+    // Lines through the stationary polygon's edges, against the moving polygon at both ends;
+    // lines through the moving polygon's edges at both ends, that is against the stationary
+    // polygon moved back.
+    let (separated, stationary_edge) = edge_line_separates(stationary, moving, ends);
+    if separated {
+        return true;
     }
-    // Lines through the moving polygon's edges at both ends: the stationary polygon moved back.
-    let mut prev = moving[moving.len() - 1];
-    for &b in moving {
-        let a = std::mem::replace(&mut prev, b);
-        if a == b {
-            continue;
-        }
-        any_edge = true;
-        let (ca, cb) = (coord(a, zero), coord(b, zero));
-        let mut own = Sides::default();
-        moving.iter().for_each(|&p| own.add(orient(ca, cb, coord(p, zero))));
-        let mut other = Sides::default();
-        for &p in stationary {
-            other.add(orient(ca, cb, coord(p, -from)));
-            if swept {
-                other.add(orient(ca, cb, coord(p, -to)));
-            }
-        }
-        if own.separates(other) {
-            return true;
-        }
+    let (separated, moving_edge) = edge_line_separates(moving, stationary, back);
+    if separated {
+        return true;
     }
     if !swept {
-        return !any_edge;
+        // No edge at all: two points, which a line through both has on either side.
+        return !(stationary_edge || moving_edge);
     }
     // Lines parallel to the motion: every stationary vertex on one closed side of every line
     // through a moving vertex, the same side for all.
     let mut sides = Sides::default();
     for &m in moving {
         let (ca, cb) = (coord(m, from), coord(m, to));
-        stationary.iter().for_each(|&p| sides.add(orient(ca, cb, coord(p, zero))));
+        stationary.iter().for_each(|&p| sides.add(orient2d(ca, cb, coord(p, Vec2::ZERO))));
         if sides.left && sides.right {
             return false;
         }
     }
     true
+}
+
+/// Whether a line through an edge of `own` has `own` on one closed side and the points of
+/// `other`, moved by each of `shifts`, on the other; and whether `own` has an edge at all.
+fn edge_line_separates(own: &[Vec2], other: &[Vec2], shifts: &[Vec2]) -> (bool, bool) {
+    let mut any_edge = false;
+    let mut prev = own[own.len() - 1];
+    for &b in own {
+        let a = std::mem::replace(&mut prev, b);
+        if a == b {
+            continue;
+        }
+        any_edge = true;
+        let (ca, cb) = (coord(a, Vec2::ZERO), coord(b, Vec2::ZERO));
+        let mut own_sides = Sides::default();
+        own.iter().for_each(|&p| own_sides.add(orient2d(ca, cb, coord(p, Vec2::ZERO))));
+        let mut other_sides = Sides::default();
+        for &shift in shifts {
+            other.iter().for_each(|&p| other_sides.add(orient2d(ca, cb, coord(p, shift))));
+        }
+        if own_sides.separates(other_sides) {
+            return (true, true);
+        }
+    }
+    (false, any_edge)
 }
