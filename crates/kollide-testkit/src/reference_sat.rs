@@ -1,9 +1,9 @@
 //! References for the separating-axis motion resolution (`kollide::motion::resolve_motion2`).
 //!
 //! - Exact apartness of convex polygons, at a translation and along a straight path, in integer
-//!   arithmetic: every `f32` coordinate of the tests is a multiple of `2^-100` (all `f32` values
-//!   of magnitude `2^-77` and above are), so coordinates become `i128` fixed-point numbers, sums
-//!   of translates are exact, and orientation signs come from 256-bit products. Two convex sets
+//!   arithmetic: the `f32` numbers of a question are integers on the grid of the finest unit in
+//!   the last place among them, so coordinates become `i128` fixed-point numbers, sums of
+//!   translates are exact, and orientation signs come from 256-bit products. Two convex sets
 //!   are apart when a line has one on each closed side; the lines tried are those through the
 //!   edges of both exact convex hulls (complete for convex sets, degenerate ones included), and a
 //!   path is apart when the convex hull of the start and end positions is.
@@ -23,30 +23,64 @@ use rand::Rng;
 
 use crate::random::TestRng;
 
-/// A point in fixed point: coordinates times `2^100`.
+/// A point in fixed point: coordinates times `2^scale` for the scale of the question (see
+/// [`Grid`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct Fixed2 {
     x: i128,
     y: i128,
 }
 
-/// `x · 2^100` as an integer.
-///
-/// # Panics
-///
-/// If `x` is not a multiple of `2^-100` (nonzero below `2^-77` in magnitude) or is `2^20` or more
-/// in magnitude: outside what the tests generate.
-fn fixed(x: f32) -> i128 {
-    let t = f64::from(x) * 2f64.powi(100);
-    assert!(
-        t.fract() == 0.0 && t.abs() < 2f64.powi(120),
-        "reference_sat: {x} is outside the fixed-point range"
-    );
-    t as i128
+/// The fixed-point grid of one question: every `f32` number it involves times `2^scale` is an
+/// integer (orientation signs do not depend on the scale).
+#[derive(Clone, Copy)]
+struct Grid {
+    scale: i32,
 }
 
-fn fixed_point(p: Vec2, shift: Vec2) -> Fixed2 {
-    Fixed2 { x: fixed(p.x) + fixed(shift.x), y: fixed(p.y) + fixed(shift.y) }
+impl Grid {
+    /// The coarsest grid holding every number of `values` (the finest unit in the last place
+    /// among them).
+    fn new(values: impl IntoIterator<Item = f32>) -> Self {
+        let finest = values
+            .into_iter()
+            .filter(|x| *x != 0.0)
+            .map(|x| {
+                // x = mantissa · 2^exponent with an integer mantissa; its lowest set bit is its unit.
+                let bits = x.to_bits();
+                let (biased, mantissa) = ((bits >> 23) & 0xff, bits & 0x7f_ffff);
+                let (exponent, mantissa) =
+                    if biased == 0 { (-149, mantissa) } else { (biased as i32 - 150, mantissa | 0x80_0000) };
+                exponent + mantissa.trailing_zeros() as i32
+            })
+            .min()
+            .unwrap_or(0);
+        Self { scale: -finest }
+    }
+
+    /// `x · 2^scale` as an integer.
+    ///
+    /// # Panics
+    ///
+    /// If that is `2^120` or more in magnitude (numbers spanning more than about 96 binary orders of
+    /// magnitude in one question).
+    fn fixed(self, x: f32) -> i128 {
+        let t = f64::from(x) * 2f64.powi(self.scale);
+        assert!(
+            t.fract() == 0.0 && t.abs() < 2f64.powi(120),
+            "reference_sat: {x} does not fit the fixed-point grid"
+        );
+        t as i128
+    }
+
+    fn point(self, p: Vec2, shift: Vec2) -> Fixed2 {
+        Fixed2 { x: self.fixed(p.x) + self.fixed(shift.x), y: self.fixed(p.y) + self.fixed(shift.y) }
+    }
+}
+
+/// The grid of a question about these polygons and shifts.
+fn grid_of(polygons: [&[Vec2]; 2], shifts: &[Vec2]) -> Grid {
+    Grid::new(polygons.iter().flat_map(|p| p.iter()).chain(shifts).flat_map(|p| [p.x, p.y]))
 }
 
 /// `a · b` as a sign and a 256-bit magnitude `(high, low)`, for `|a|, |b| < 2^127`.
@@ -133,25 +167,28 @@ fn hulls_apart(a: &[Fixed2], b: &[Fixed2]) -> bool {
 /// Exact: whether the polygon `moving` translated by `shift` and the polygon `stationary` are
 /// apart (touching counts as apart). Both are taken as the convex hulls of their vertices.
 pub fn apart_exact(moving: &[Vec2], shift: Vec2, stationary: &[Vec2]) -> bool {
-    let m = hull(moving.iter().map(|&p| fixed_point(p, shift)).collect());
-    let s = hull(stationary.iter().map(|&p| fixed_point(p, Vec2::ZERO)).collect());
+    let grid = grid_of([moving, stationary], &[shift]);
+    let m = hull(moving.iter().map(|&p| grid.point(p, shift)).collect());
+    let s = hull(stationary.iter().map(|&p| grid.point(p, Vec2::ZERO)).collect());
     hulls_apart(&m, &s)
 }
 
 /// Exact: whether `moving` stays apart from `stationary` while translated by `t · velocity` for
 /// every `t` in `[0, 1]` (the hull of both end positions is apart from it).
 pub fn path_apart_exact(moving: &[Vec2], velocity: Vec2, stationary: &[Vec2]) -> bool {
-    let swept = moving.iter().flat_map(|&p| [fixed_point(p, Vec2::ZERO), fixed_point(p, velocity)]).collect();
-    let s = hull(stationary.iter().map(|&p| fixed_point(p, Vec2::ZERO)).collect());
+    let grid = grid_of([moving, stationary], &[velocity]);
+    let swept = moving.iter().flat_map(|&p| [grid.point(p, Vec2::ZERO), grid.point(p, velocity)]).collect();
+    let s = hull(stationary.iter().map(|&p| grid.point(p, Vec2::ZERO)).collect());
     hulls_apart(&hull(swept), &s)
 }
 
 /// The strictly convex hull of `points` (exact turns), counter-clockwise: a convex polygon for
 /// the tests whatever the rounding of the points.
 pub fn strict_hull(points: &[Vec2]) -> Vec<Vec2> {
-    let scale = 2f64.powi(-100);
-    let points = points.iter().map(|&p| fixed_point(p, Vec2::ZERO)).collect();
-    hull(points).iter().map(|p| Vec2::new((p.x as f64 * scale) as f32, (p.y as f64 * scale) as f32)).collect()
+    let grid = grid_of([points, &[]], &[]);
+    let unit = 2f64.powi(-grid.scale);
+    let fixed = points.iter().map(|&p| grid.point(p, Vec2::ZERO)).collect();
+    hull(fixed).iter().map(|p| Vec2::new((p.x as f64 * unit) as f32, (p.y as f64 * unit) as f32)).collect()
 }
 
 /// A random convex polygon around `center` of radius about `size`: the strict hull of 3 to

@@ -364,6 +364,41 @@ fn free_motion_keeps_its_bits() {
 }
 
 #[test]
+fn extreme_scales_and_exact_contacts_pass_every_check() {
+    let square = rect(Vec2::ZERO, Vec2::ONE);
+    let touching = rect(Vec2::new(1.0, -0.5), Vec2::new(2.0, 0.5));
+    let far = |by: f32| moved(&square, Vec2::splat(by));
+    let segment = [Vec2::new(1.0, 0.25), Vec2::new(1.0, 0.75)];
+    let cases: Vec<(Vec<Vec2>, Vec<Vec2>, Vec2)> = vec![
+        // Tiny velocities into, along and away from an exact contact.
+        (square.clone(), touching.clone(), Vec2::new(1e-20, 3e-21)),
+        (square.clone(), touching.clone(), Vec2::new(-1e-20, 3e-21)),
+        (square.clone(), touching.clone(), Vec2::new(0.0, 1e-22)),
+        (square.clone(), touching.clone(), Vec2::new(1e-3, 0.0)),
+        // Far from the origin, where the skin grows with the coordinates.
+        (far(60_000.0), moved(&touching, Vec2::splat(60_000.0)), Vec2::new(0.5, 0.25)),
+        (far(60_000.0), moved(&touching, Vec2::new(60_000.5, 60_000.0)), Vec2::new(3.0, 0.1)),
+        // A segment lying on the square's face, and crossing it.
+        (segment.to_vec(), square.clone(), Vec2::new(-0.5, 0.1)),
+        (segment.to_vec(), square.clone(), Vec2::new(0.5, 0.1)),
+        (moved(&segment, Vec2::new(0.5, 0.0)), square.clone(), Vec2::new(0.2, 0.0)),
+        // Huge velocities.
+        (square.clone(), touching.clone(), Vec2::new(1e6, 1e5)),
+        (square.clone(), far(-3.0), Vec2::new(-1e6, -1e6)),
+    ];
+    for (m, s, v) in &cases {
+        for axes in [SatAxes::EDGES, SatAxes::default(), SatAxes::all()] {
+            if let Err(e) = check_case(m, s, *v, &axes) {
+                panic!("{e}");
+            }
+            if let Err(e) = check_case(s, m, -*v, &axes) {
+                panic!("swapped: {e}");
+            }
+        }
+    }
+}
+
+#[test]
 fn basic_axes_are_unit_evenly_spaced_and_exact_on_the_coordinate_axes() {
     for k in [1usize, 2, 3, 4, 8, 16] {
         let axes = SatAxes::EDGES.with_basic(k);

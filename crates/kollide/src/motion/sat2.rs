@@ -25,8 +25,8 @@
 //!
 //! Rounding. Gaps are computed in `f32` and carry a proven error bound (`ROUNDING` below). A
 //! decision is taken in `f32` when the gap is farther than the bound from zero, and otherwise by
-//! exact orientation tests (the `robust` crate) on the exact geometry: the edge lines, and the
-//! lines parallel to the motion through the moving polygon's vertices. Corrections aim for a gap
+//! exact orientation tests on the exact geometry (the edge lines, and the lines parallel to the
+//! motion through the moving polygon's vertices; translated vertices are never rounded). Corrections aim for a gap
 //! of [`MOTION_SKIN`] (relative) beyond contact, so the polygons they leave apart stay provably
 //! apart, and the next call starting from there is decided in `f32` again.
 
@@ -214,9 +214,7 @@ impl Default for SatAxes {
 ///
 /// Exactness: every answer of "apart" (a flag, a returned velocity) holds for the exact
 /// translates of the given vertices (touching counts as apart), decided by a proven `f32` error
-/// bound and, within that bound of contact, by exact orientation tests on the translated
-/// vertices formed in `f64` (exact unless a nonzero velocity component is below `2^-29` of a
-/// coordinate, where they round by `2^-53` of it). Convexity is not checked: a polygon that is
+/// bound and, within that bound of contact, by exact orientation tests. Convexity is not checked: a polygon that is
 /// not convex is projected as its convex hull but tried on its own edge normals, which can report
 /// a collision that is not there and, from such an overlap, answer a velocity that enters the
 /// hulls.
