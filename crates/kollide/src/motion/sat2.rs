@@ -334,8 +334,8 @@ fn largest_component(v: Vec2) -> f32 {
     v.x.abs().max(v.y.abs())
 }
 
-/// The resolution of validated input (`m`, `s`: the polygons' checks, `v`: the velocity's
-/// largest component magnitude).
+/// The resolution of validated input (`m`, `s`: the polygons' largest coordinate magnitudes, `v`:
+/// the velocity's largest component magnitude).
 fn resolve_checked(
     moving: &[Vec2],
     stationary: &[Vec2],
@@ -499,15 +499,11 @@ impl Scan {
         if path.cmpge(err).any() {
             return Break(());
         }
-        let deeper_than_shallowest = start.cmpgt(self.start);
+        let shallower = start.cmpgt(self.start);
         self.shallowest = (
-            Vec4::select(deeper_than_shallowest, batch.nx, self.shallowest.0),
-            Vec4::select(deeper_than_shallowest, batch.ny, self.shallowest.1),
-            Vec4::select(
-                deeper_than_shallowest,
-                Vec4::select(start_below, Vec4::ONE, Vec4::ZERO),
-                self.shallowest.2,
-            ),
+            Vec4::select(shallower, batch.nx, self.shallowest.0),
+            Vec4::select(shallower, batch.ny, self.shallowest.1),
+            Vec4::select(shallower, Vec4::select(start_below, Vec4::ONE, Vec4::ZERO), self.shallowest.2),
         );
         self.start = self.start.max(start);
         self.path = self.path.max(path);
