@@ -9,6 +9,7 @@ mod mesh;
 mod meshmesh;
 mod prim;
 mod query;
+mod sat2;
 mod sdf;
 mod skeleton;
 mod world;
@@ -83,6 +84,7 @@ pub fn all() -> Vec<Workload> {
     all.extend(world::workloads());
     all.extend(world2::workloads());
     all.extend(skeleton::workloads());
+    all.extend(sat2::workloads());
     all
 }
 

@@ -8,6 +8,7 @@ mod asteroids;
 mod bullets;
 mod convex;
 mod crowd;
+mod platformer;
 mod primitives;
 mod solids;
 mod world;
@@ -69,6 +70,7 @@ pub const SCENES: &[Scene] =
     crowd::SCENE,
     world::SCENE,
     bullets::SCENE,
+    platformer::SCENE,
 ];
 
 /// The outcome of timing one kind of test over a batch of inputs.

@@ -17,7 +17,7 @@ use super::{Row, Scene, Settings, time_tests};
 
 pub const SCENE: Scene = Scene {
     name: "platformer",
-    about: "200 walkers on a level of 300 blocks, slopes and platforms, moved by SAT motion resolution (seed 003)",
+    about: "200 walkers on a level of blocks, slopes and platforms, moved by SAT motion resolution (seed 003)",
     run,
 };
 
