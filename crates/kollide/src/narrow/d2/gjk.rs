@@ -48,6 +48,12 @@ impl GjkCache2 {
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
+
+    /// A warm start from one search direction `dir` (from A toward B, such as a separating axis):
+    /// the first support points are A's farthest along `dir` and B's farthest against it.
+    pub fn from_direction(dir: Vec2) -> Self {
+        Self { dirs: [dir, Vec2::ZERO, Vec2::ZERO], len: 1 }
+    }
 }
 
 /// The distance between two shapes, each a core support map plus a disk of radius `margin`

@@ -268,12 +268,13 @@ pub(crate) fn polygon_overlap(a: &Proxy2, b: &Proxy2) -> Option<(Vec2, f32, Vec2
 }
 
 /// [`polygon_overlap`], or when the cores are apart the largest separation over the axes (a
-/// lower bound of the cores' distance).
-pub(crate) fn polygon_axes(a: &Proxy2, b: &Proxy2) -> Result<(Vec2, f32, Vec2, Vec2), f32> {
+/// lower bound of the cores' distance) and that axis, from A toward B.
+pub(crate) fn polygon_axes(a: &Proxy2, b: &Proxy2) -> Result<(Vec2, f32, Vec2, Vec2), (f32, Vec2)> {
     let (edge_a, sep_a) = max_separation(a, b);
     let (edge_b, sep_b) = max_separation(b, a);
     if !(sep_a.max(sep_b) <= 0.0) {
-        return Err(sep_a.max(sep_b));
+        let axis = if sep_b > sep_a { -b.normals[edge_b] } else { a.normals[edge_a] };
+        return Err((sep_a.max(sep_b), axis));
     }
     let (reference, incident, edge, flip) =
         if sep_b > sep_a { (b, a, edge_b, true) } else { (a, b, edge_a, false) };

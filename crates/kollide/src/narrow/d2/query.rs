@@ -149,6 +149,13 @@ fn distance2_general(
     }
     let (mut pa, mut pb) = (Proxy2::EMPTY, Proxy2::EMPTY);
     if pa.set(a, &frame.a) && pb.set(b, &frame.b) {
+        // Overlapping cores (the axis test, exact for polygons) are 0 apart without a search;
+        // apart, the best axis starts GJK near the answer.
+        match polygon_axes(&pa, &pb) {
+            Ok(_) => return Ok(0.0),
+            Err((_, axis)) if cache.is_empty() => *cache = GjkCache2::from_direction(axis),
+            Err(_) => {}
+        }
         return Ok(gjk_distance2(&pa, pa.radius, &pb, pb.radius, cache).distance);
     }
     let (sa, ma) = Placed::new(a, &frame.a);
@@ -297,8 +304,11 @@ fn contact2_general(
                 part_b: 0,
             },
             // The axis separation bounds the distance from below: farther than the prediction.
-            Err(axis_separation) if axis_separation - pa.radius - pb.radius > prediction => return Ok(None),
-            Err(_) => {
+            Err((axis_separation, _)) if axis_separation - pa.radius - pb.radius > prediction => return Ok(None),
+            Err((_, axis)) => {
+                if cache.is_empty() {
+                    *cache = GjkCache2::from_direction(axis);
+                }
                 // Cores apart: GJK's closest points, also when only the margins overlap (then
                 // the points lie the margins' depth apart against the normal).
                 let d = gjk_distance2(&pa, pa.radius, &pb, pb.radius, cache);
