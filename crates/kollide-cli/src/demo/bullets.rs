@@ -8,7 +8,8 @@ use std::cell::RefCell;
 use glam::{Affine2, Vec2};
 use kollide::math::Ray2;
 use kollide::skeleton::{
-    MovingBall2, NodeVolume, RayProjectile2, Skeleton2, SkeletonHit, SkeletonNode2, SkeletonQuery2, SkeletonRayHit,
+    MovingBall2, NodeVolume, RayProjectile2, Skeleton2, SkeletonHit, SkeletonNode2, SkeletonQuery2,
+    SkeletonRayHit,
 };
 use kollide_testkit::random::{self, TestRng};
 use rand::Rng;
@@ -134,7 +135,8 @@ impl Field {
         self.lasers.clear();
         for i in 0..LASERS {
             let angle = i as f32 / LASERS as f32 * std::f32::consts::TAU + time;
-            self.lasers.push(RayProjectile2 { ray: Ray2::new(Vec2::ZERO, Vec2::from_angle(angle)), max_t: 150.0 });
+            self.lasers
+                .push(RayProjectile2 { ray: Ray2::new(Vec2::ZERO, Vec2::from_angle(angle)), max_t: 150.0 });
         }
         self.query.moving_balls(&self.skeletons, &self.projectiles, &mut self.hits);
         self.query.rays(&self.skeletons, &self.lasers, &mut self.ray_hits);

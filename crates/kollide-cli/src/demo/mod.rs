@@ -61,8 +61,7 @@ pub struct Scene {
 }
 
 /// Every scene, in the order `kollide demo` runs them.
-pub const SCENES: &[Scene] =
-    &[
+pub const SCENES: &[Scene] = &[
     primitives::SCENE,
     asteroids::SCENE,
     solids::SCENE,

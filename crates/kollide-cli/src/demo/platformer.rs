@@ -90,7 +90,15 @@ impl Platformer {
             let bounds = Aabb2::from_points(polygon).expect("finite polygons");
             broad.insert(id as u32, bounds).expect("fresh ids");
         }
-        Self { polygons, level, velocities, broad, axes: SatAxes::EDGES_AND_VELOCITY, found: Vec::new(), grounded: 0 }
+        Self {
+            polygons,
+            level,
+            velocities,
+            broad,
+            axes: SatAxes::EDGES_AND_VELOCITY,
+            found: Vec::new(),
+            grounded: 0,
+        }
     }
 
     /// One frame: gravity, then every walker's displacement resolved against what its path can

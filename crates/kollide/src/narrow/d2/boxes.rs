@@ -61,7 +61,8 @@ impl FrameBox {
     #[inline(always)]
     fn edge(&self, i: usize) -> [Vec2; 2] {
         // Edge i runs counter-clockwise between the corners `(sx, sy)` of the signs below.
-        const SIGNS: [Vec2; 5] = [Vec2::new(1.0, -1.0), Vec2::ONE, Vec2::new(-1.0, 1.0), Vec2::NEG_ONE, Vec2::new(1.0, -1.0)];
+        const SIGNS: [Vec2; 5] =
+            [Vec2::new(1.0, -1.0), Vec2::ONE, Vec2::new(-1.0, 1.0), Vec2::NEG_ONE, Vec2::new(1.0, -1.0)];
         let place = |s: Vec2| {
             let v = s * self.half;
             self.center + self.axes[0] * v.x + self.axes[1] * v.y
@@ -218,8 +219,7 @@ pub(crate) fn box_distance(a: &FrameBox, b: &FrameBox) -> f32 {
 pub(crate) fn box_segment_distance(bx: &FrameBox, p0: Vec2, p1: Vec2) -> f32 {
     let (mid, half) = ((p0 + p1) * 0.5, (p1 - p0) * 0.5);
     let d = mid - bx.center;
-    let apart_on_box_axes =
-        (0..2).any(|i| d.dot(bx.axes[i]).abs() > bx.half[i] + half.dot(bx.axes[i]).abs());
+    let apart_on_box_axes = (0..2).any(|i| d.dot(bx.axes[i]).abs() > bx.half[i] + half.dot(bx.axes[i]).abs());
     let normal = Vec2::new(half.y, -half.x);
     let apart_on_normal = d.dot(normal).abs() > bx.extent(normal);
     if !apart_on_box_axes && !apart_on_normal {

@@ -83,13 +83,16 @@ pub(crate) fn closest(a: &SmallCore, b: &SmallCore) -> (Vec2, Vec2) {
     (a.p0 + (a.p1 - a.p0) * s, b.p0 + (b.p1 - b.p0) * t)
 }
 
-/// Whether the cores meet: segments that cross (decided exactly: the closest points of nearly
-/// parallel crossing segments round to a distance far above zero), or closest points `p`, `q`
-/// too close for their direction to be trusted.
+/// Whether the cores meet: closest points `p`, `q` too close for their direction to be trusted,
+/// or segments that cross. The closest points of nearly parallel crossing segments round to a
+/// distance far above zero, so within `1e-4` of the coordinates' size the exact crossing test
+/// decides.
 #[inline(always)]
 pub(crate) fn cores_touch(a: &SmallCore, b: &SmallCore, p: Vec2, q: Vec2) -> bool {
     let size = a.p0.abs().max(a.p1.abs()).max(b.p0.abs()).max(b.p1.abs()).max_element();
-    p.distance_squared(q) <= (1e-6 * size) * (1e-6 * size) || test_segment_segment(a.p0, a.p1, b.p0, b.p1)
+    let dist2 = p.distance_squared(q);
+    dist2 <= (1e-6 * size) * (1e-6 * size)
+        || (dist2 <= (1e-4 * size) * (1e-4 * size) && test_segment_segment(a.p0, a.p1, b.p0, b.p1))
 }
 
 /// The contact of the two shapes (relative to A's origin): the closest points when the cores are

@@ -103,6 +103,17 @@ impl PartialEq for ContactManifold2 {
     }
 }
 
+/// Two segments are nearly parallel (their manifold clips two points) below this sine of the
+/// angle between them (about 3 degrees).
+const SEGMENTS_PARALLEL_SIN: f32 = 0.05;
+
+/// The feature id of the one point between two segments' closest points `(s, t)`: which ends,
+/// if any, the closest points are.
+#[inline]
+fn segments_point_id(s: f32, t: f32) -> u32 {
+    feature_id(false, (s == 1.0) as usize, (t == 1.0) as usize, 3)
+}
+
 /// Feature id of a clipped point: which shape holds the reference edge, the reference and
 /// incident edge indices, and which end of the incident edge the point came from.
 #[inline]
@@ -209,12 +220,18 @@ fn collide_segments(a: &Proxy2, b: &Proxy2, prediction: f32, out: &mut ContactMa
     let d = q - p;
     let dist2 = d.length_squared();
     let size = a0.abs().max(a1.abs()).max(b0.abs()).max(b1.abs()).max_element();
-    // Crossing segments (decided exactly: nearly parallel ones round their closest points far
-    // apart) or closest points too close to give a direction.
-    if dist2 <= (1e-6 * size) * (1e-6 * size) || test_segment_segment(a0, a1, b0, b1) {
+    // Crossing segments (decided exactly near contact, as `closed_form::cores_touch` says) or
+    // closest points too close to give a direction.
+    let near = (1e-4 * size) * (1e-4 * size);
+    if dist2 <= (1e-6 * size) * (1e-6 * size) || (dist2 <= near && test_segment_segment(a0, a1, b0, b1)) {
         if let Some((n, core_separation, on_a, on_b)) = polygon_overlap(a, b) {
             out.normal = n;
-            out.push(on_a + n * a.radius, on_b - n * b.radius, core_separation - radius, feature_id(false, 0, 0, 2));
+            out.push(
+                on_a + n * a.radius,
+                on_b - n * b.radius,
+                core_separation - radius,
+                feature_id(false, 0, 0, 2),
+            );
             return;
         }
     }
@@ -225,8 +242,9 @@ fn collide_segments(a: &Proxy2, b: &Proxy2, prediction: f32, out: &mut ContactMa
     let dist = dist2.sqrt();
     let n = d / dist;
     let (da, db) = (a1 - a0, b1 - b0);
-    // Nearly parallel (within about 3 degrees) and facing across A's side: clip B against A.
-    let parallel = da.perp_dot(db).abs() <= 0.05 * (da.length_squared() * db.length_squared()).sqrt();
+    // Nearly parallel and facing across A's side: clip B against A.
+    let parallel =
+        da.perp_dot(db).abs() <= SEGMENTS_PARALLEL_SIN * (da.length_squared() * db.length_squared()).sqrt();
     if parallel && n.dot(a.normals[0]).abs() >= 0.999 {
         let edge = if n.dot(a.normals[0]) > 0.0 { 0 } else { 1 };
         collide_on_edge(a, edge, b, false, prediction, out);
@@ -235,8 +253,7 @@ fn collide_segments(a: &Proxy2, b: &Proxy2, prediction: f32, out: &mut ContactMa
         }
     }
     out.normal = n;
-    let id = feature_id(false, (s == 1.0) as usize, (t == 1.0) as usize, 3);
-    out.push(p + n * a.radius, q - n * b.radius, dist - radius, id);
+    out.push(p + n * a.radius, q - n * b.radius, dist - radius, segments_point_id(s, t));
 }
 
 /// The edge of `p` whose normal separates `q` the most, and that separation (the smallest

@@ -137,12 +137,20 @@ fn distance2_general(
     match (a, b) {
         (ConvexShape2::Cuboid(c), ConvexShape2::Segment(s)) => {
             if let Some(bx) = FrameBox::new(c, &frame.a) {
-                return Ok(box_segment_distance(&bx, frame.b.transform_point2(s.a), frame.b.transform_point2(s.b)));
+                return Ok(box_segment_distance(
+                    &bx,
+                    frame.b.transform_point2(s.a),
+                    frame.b.transform_point2(s.b),
+                ));
             }
         }
         (ConvexShape2::Segment(s), ConvexShape2::Cuboid(c)) => {
             if let Some(bx) = FrameBox::new(c, &frame.b) {
-                return Ok(box_segment_distance(&bx, frame.a.transform_point2(s.a), frame.a.transform_point2(s.b)));
+                return Ok(box_segment_distance(
+                    &bx,
+                    frame.a.transform_point2(s.a),
+                    frame.a.transform_point2(s.b),
+                ));
             }
         }
         _ => {}
@@ -284,7 +292,14 @@ fn contact2_general(
     if let Some((ba, bb)) = world_boxes(a, a_to_world, b, b_to_world) {
         if let Some((normal, separation, point_a, point_b)) = box_overlap(&ba, &bb) {
             let origin = a_to_world.translation;
-            let c = Contact2 { point_a: point_a + origin, point_b: point_b + origin, normal, separation, part_a: 0, part_b: 0 };
+            let c = Contact2 {
+                point_a: point_a + origin,
+                point_b: point_b + origin,
+                normal,
+                separation,
+                part_a: 0,
+                part_b: 0,
+            };
             return Ok((separation <= prediction).then_some(c));
         }
         if box_axis(&ba, &bb).separation > prediction {
@@ -304,7 +319,9 @@ fn contact2_general(
                 part_b: 0,
             },
             // The axis separation bounds the distance from below: farther than the prediction.
-            Err((axis_separation, _)) if axis_separation - pa.radius - pb.radius > prediction => return Ok(None),
+            Err((axis_separation, _)) if axis_separation - pa.radius - pb.radius > prediction => {
+                return Ok(None);
+            }
             Err((_, axis)) => {
                 if cache.is_empty() {
                     *cache = GjkCache2::from_direction(axis);
@@ -516,7 +533,12 @@ pub fn cast_shape2(
 /// Both shapes as boxes with the world's axes relative to A's origin (as the closed forms of
 /// [`small_pair`], no frame needed), when both are boxes placed by similarities.
 #[inline(always)]
-fn world_boxes(a: &ConvexShape2, a_to_world: &Affine2, b: &ConvexShape2, b_to_world: &Affine2) -> Option<(FrameBox, FrameBox)> {
+fn world_boxes(
+    a: &ConvexShape2,
+    a_to_world: &Affine2,
+    b: &ConvexShape2,
+    b_to_world: &Affine2,
+) -> Option<(FrameBox, FrameBox)> {
     let (ConvexShape2::Cuboid(ca), ConvexShape2::Cuboid(cb)) = (a, b) else { return None };
     let origin = a_to_world.translation;
     if is_rigid2(&a_to_world.matrix2) && is_rigid2(&b_to_world.matrix2) {
