@@ -57,12 +57,14 @@ impl FrameBox {
         self.half.x * self.axes[0].dot(d).abs() + self.half.y * self.axes[1].dot(d).abs()
     }
 
-    /// The world corners of edge `i`.
+    /// The frame corners of edge `i`, counter-clockwise around the box (a reflected box's local
+    /// corners run clockwise in the frame, so its edges are read backwards).
     #[inline(always)]
     fn edge(&self, i: usize) -> [Vec2; 2] {
         let c = corners(self.half);
         let place = |v: Vec2| self.center + self.axes[0] * v.x + self.axes[1] * v.y;
-        [place(c[i]), place(c[(i + 1) % 4])]
+        let (from, to) = (place(c[i]), place(c[(i + 1) % 4]));
+        if self.axes[0].perp_dot(self.axes[1]) < 0.0 { [to, from] } else { [from, to] }
     }
 
     /// The edge whose outward normal is most opposed to `n`.
@@ -100,13 +102,18 @@ pub(crate) struct BoxAxis {
     pub separation: f32,
 }
 
-/// The axis of largest separation, preferring A's faces unless B's separate clearly more (so the
-/// choice does not flicker between nearly equal axes).
+/// The hysteresis of the reference face in manifolds, relative to the larger half extent (see
+/// [`ContactManifold2`]).
+const FACE_HYSTERESIS: f32 = 1e-4;
+
+/// The axis of largest separation, preferring A's faces unless B's separate by more than
+/// `hysteresis` times the larger half extent (so that a manifold's choice does not flicker
+/// between nearly equal axes; 0 for the exact minimum translation).
 #[inline(always)]
-pub(crate) fn box_axis(a: &FrameBox, b: &FrameBox) -> BoxAxis {
+pub(crate) fn box_axis(a: &FrameBox, b: &FrameBox, hysteresis: f32) -> BoxAxis {
     let (axis_a, sign_a, sep_a) = face_separation(a, b);
     let (axis_b, sign_b, sep_b) = face_separation(b, a);
-    let slack = 1e-4 * a.half.max_element().max(b.half.max_element());
+    let slack = hysteresis * a.half.max_element().max(b.half.max_element());
     if sep_b > sep_a + slack {
         let normal = -(b.axes[axis_b] * sign_b);
         BoxAxis { flip: true, edge: edge_facing(axis_b, sign_b), normal, separation: sep_b }
@@ -124,10 +131,16 @@ pub(crate) fn box_axis(a: &FrameBox, b: &FrameBox) -> BoxAxis {
 #[inline]
 pub(crate) fn collide_boxes(a: &FrameBox, b: &FrameBox, prediction: f32, out: &mut ContactManifold2) {
     out.clear();
-    let axis = box_axis(a, b);
+    let axis = box_axis(a, b, FACE_HYSTERESIS);
     if !(axis.separation <= prediction) {
         return;
     }
+    clip_on_axis(a, b, &axis, prediction, out);
+}
+
+/// The incident box's edge clipped against the reference face of `axis`.
+#[inline(always)]
+fn clip_on_axis(a: &FrameBox, b: &FrameBox, axis: &BoxAxis, prediction: f32, out: &mut ContactManifold2) {
     let (reference, incident) = if axis.flip { (b, a) } else { (a, b) };
     // The reference face's outward normal (from the reference box toward the other).
     let face_normal = if axis.flip { -axis.normal } else { axis.normal };
@@ -144,25 +157,18 @@ pub(crate) fn collide_boxes(a: &FrameBox, b: &FrameBox, prediction: f32, out: &m
 }
 
 /// The deepest points of two overlapping boxes (the minimum translation), or `None` when they
-/// are apart: `(normal from A to B, separation ≤ 0, point on A, point on B)`.
+/// are apart: `(normal from A to B, separation ≤ 0, point on A, point on B)`. The deepest point
+/// of the incident edge clipped to the reference face: a corner of the incident box, or where the
+/// incident edge leaves the face when the two are parallel (a lone deepest corner may lie beyond
+/// the face).
 #[inline]
 pub(crate) fn box_overlap(a: &FrameBox, b: &FrameBox) -> Option<(Vec2, f32, Vec2, Vec2)> {
-    let axis = box_axis(a, b);
+    let axis = box_axis(a, b, 0.0);
     if !(axis.separation <= 0.0) {
         return None;
     }
-    let n = axis.normal;
-    // The deepest corner of the incident box along the normal, and its image on the reference
-    // face's line.
-    let deepest = |bx: &FrameBox, d: Vec2| {
-        let s = Vec2::new(bx.axes[0].dot(d).signum(), bx.axes[1].dot(d).signum());
-        bx.center + bx.axes[0] * (bx.half.x * s.x) + bx.axes[1] * (bx.half.y * s.y)
-    };
-    Some(if axis.flip {
-        let on_a = deepest(a, n);
-        (n, axis.separation, on_a, on_a + n * axis.separation)
-    } else {
-        let on_b = deepest(b, -n);
-        (n, axis.separation, on_b - n * axis.separation, on_b)
-    })
+    let mut m = ContactManifold2::default();
+    clip_on_axis(a, b, &axis, f32::INFINITY, &mut m);
+    let p = m.deepest()?;
+    Some((m.normal, p.separation, p.point_a, p.point_b))
 }

@@ -247,7 +247,7 @@ fn contact2_general(
             let c = Contact2 { point_a, point_b, normal, separation, part_a: 0, part_b: 0 };
             return Ok((separation <= prediction).then(|| to_world(&frame, c)));
         }
-        if box_axis(&ba, &bb).separation > prediction {
+        if box_axis(&ba, &bb, 0.0).separation > prediction {
             return Ok(None);
         }
     }

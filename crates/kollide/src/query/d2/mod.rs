@@ -16,11 +16,11 @@ mod polygon;
 mod single;
 
 pub use composite::{CompositeError2, Compound2, Polyline2, TriMesh2};
-pub use polygon::PolygonCompoundError;
 pub use pair::{
     PairCache2, PartManifold2, cast_shape2, contact_manifolds2, contact_manifolds2_cached, contact2,
     distance2, intersects2, intersects2_cached,
 };
+pub use polygon::PolygonCompoundError;
 pub use single::{bounds2, cast_ray2, contains_point2};
 
 use std::sync::Arc;
