@@ -1,6 +1,7 @@
 //! Two boxes in closed form: the separating-axis test on the four face axes (each box's extent
 //! along an axis is `h·|axes|`, as in the 3D OBB test, Gottschalk et al. 1996), then the
-//! reference and incident edges picked from the axis and clipped.
+//! reference and incident edges picked from the axis and clipped (or, for boxes apart and
+//! closest at two corners, the one point between them).
 //!
 //! Used when A is axis-aligned in the pair frame (A's placement is a similarity) and B's
 //! placement in the frame is a similarity too (B's axes orthonormal), which covers every rigid
@@ -64,6 +65,13 @@ impl FrameBox {
         let c = corners(self.half);
         let place = |v: Vec2| self.center + self.axes[0] * v.x + self.axes[1] * v.y;
         let (from, to) = (place(c[i]), place(c[(i + 1) % 4]));
+        if self.axes[0].perp_dot(self.axes[1]) < 0.0 { [to, from] } else { [from, to] }
+    }
+
+    /// The corner indices of edge `i`, in the order of [`FrameBox::edge`].
+    #[inline(always)]
+    fn edge_corners(&self, i: usize) -> [usize; 2] {
+        let (from, to) = (i, (i + 1) % 4);
         if self.axes[0].perp_dot(self.axes[1]) < 0.0 { [to, from] } else { [from, to] }
     }
 
@@ -145,15 +153,19 @@ fn clip_on_axis(a: &FrameBox, b: &FrameBox, axis: &BoxAxis, prediction: f32, out
     // The reference face's outward normal (from the reference box toward the other).
     let face_normal = if axis.flip { -axis.normal } else { axis.normal };
     let inc = incident.most_opposed_edge(face_normal);
-    ClipEdges {
+    let edges = ClipEdges {
         reference: reference.edge(axis.edge),
         normal: face_normal,
         incident: incident.edge(inc),
         radii: [0.0, 0.0],
         ids: [axis.edge, inc],
         flip: axis.flip,
+    };
+    let corners = [reference.edge_corners(axis.edge), incident.edge_corners(inc)];
+    if axis.separation > 0.0 && edges.corners(corners, prediction, out) {
+        return;
     }
-    .clip(prediction, out);
+    edges.clip(prediction, out);
 }
 
 /// The deepest points of two overlapping boxes (the minimum translation), or `None` when they

@@ -399,40 +399,20 @@ fn collide_polygons(a: &Proxy2, b: &Proxy2, prediction: f32, out: &mut ContactMa
 
     let i11 = edge;
     let i12 = next(reference, i11);
-    let normal = reference.normals[i11];
-    let i21 = most_opposed_edge(incident, normal);
+    let i21 = most_opposed_edge(incident, reference.normals[i11]);
     let i22 = next(incident, i21);
-    let (v11, v12) = (reference.points[i11], reference.points[i12]);
-    let (v21, v22) = (incident.points[i21], incident.points[i22]);
-
-    let separation = sep_a.max(sep_b);
-    if separation > 0.0 {
-        let (s, t) = segment_closest_params2(v11, v12, v21, v22);
-        let at_end = |x: f32| x == 0.0 || x == 1.0;
-        if at_end(s) && at_end(t) {
-            let p = v11 + (v12 - v11) * s;
-            let q = v21 + (v22 - v21) * t;
-            let d = q - p;
-            let dist = d.length();
-            if !(dist <= prediction + radius) || !(dist > 0.0) {
-                return;
-            }
-            let n = d / dist;
-            let id = feature_id(flip, if s == 1.0 { i12 } else { i11 }, 0xff, (t == 1.0) as usize);
-            let (on_ref, on_inc) = (p + n * reference.radius, q - n * incident.radius);
-            let sep = dist - radius;
-            if flip {
-                out.normal = -n;
-                out.push(on_inc, on_ref, sep, id);
-            } else {
-                out.normal = n;
-                out.push(on_ref, on_inc, sep, id);
-            }
-            return;
-        }
+    let edges = ClipEdges {
+        reference: [reference.points[i11], reference.points[i12]],
+        normal: reference.normals[i11],
+        incident: [incident.points[i21], incident.points[i22]],
+        radii: [reference.radius, incident.radius],
+        ids: [i11, i21],
+        flip,
+    };
+    if sep_a.max(sep_b) > 0.0 && edges.corners([[i11, i12], [i21, i22]], prediction, out) {
+        return;
     }
-
-    clip_incident(reference, i11, incident, i21, flip, prediction, out);
+    edges.clip(prediction, out);
 }
 
 /// The index of `incident`'s edge whose normal is most opposed to `normal`.
@@ -517,6 +497,41 @@ pub(crate) struct ClipEdges {
 }
 
 impl ClipEdges {
+    /// For shapes apart: when the closest points of the reference and incident edges are two end
+    /// points, the shapes are closest at two corners, and the direction between them (no edge
+    /// normal) is the normal of the one point there, kept within `prediction`. `vertices` are
+    /// the indices of the reference and incident edges' end points (the feature id names the
+    /// two corners). Returns whether the closest points were two end points (the manifold is
+    /// then written, empty beyond `prediction`).
+    pub fn corners(&self, vertices: [[usize; 2]; 2], prediction: f32, out: &mut ContactManifold2) -> bool {
+        out.clear();
+        let ([v11, v12], [v21, v22]) = (self.reference, self.incident);
+        let (s, t) = segment_closest_params2(v11, v12, v21, v22);
+        let at_end = |x: f32| x == 0.0 || x == 1.0;
+        if !(at_end(s) && at_end(t)) {
+            return false;
+        }
+        let (end_ref, end_inc) = (usize::from(s == 1.0), usize::from(t == 1.0));
+        let (p, q) = ([v11, v12][end_ref], [v21, v22][end_inc]);
+        let d = q - p;
+        let dist = d.length();
+        let radius = self.radii[0] + self.radii[1];
+        if !(dist <= prediction + radius) || !(dist > 0.0) {
+            return true;
+        }
+        let n = d / dist;
+        let id = feature_id(self.flip, vertices[0][end_ref], 0xff, vertices[1][end_inc]);
+        let (on_ref, on_inc) = (p + n * self.radii[0], q - n * self.radii[1]);
+        if self.flip {
+            out.normal = -n;
+            out.push(on_inc, on_ref, dist - radius, id);
+        } else {
+            out.normal = n;
+            out.push(on_ref, on_inc, dist - radius, id);
+        }
+        true
+    }
+
     /// The incident edge clipped to the reference edge's extent along its tangent; the points
     /// within `prediction` of the reference edge, into `out` (cleared first).
     pub fn clip(&self, prediction: f32, out: &mut ContactManifold2) {
