@@ -15,6 +15,7 @@ pub mod reference_primitive;
 pub mod reference_query;
 pub mod reference_ray;
 pub mod reference_sat;
+pub mod reference_shape2;
 pub mod reference_skeleton;
 pub mod reference_sphere_set;
 pub mod reference_tri_tri;

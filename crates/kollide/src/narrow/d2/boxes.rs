@@ -1,6 +1,7 @@
 //! Two boxes in closed form: the separating-axis test on the four face axes (each box's extent
 //! along an axis is `h·|axes|`, as in the 3D OBB test, Gottschalk et al. 1996), then the
-//! reference and incident edges picked from the axis and clipped.
+//! reference and incident edges picked from the axis and clipped (or, for boxes apart and
+//! closest at two corners, the one point between them).
 //!
 //! Used when A is axis-aligned in the pair frame (A's placement is a similarity) and B's
 //! placement in the frame is a similarity too (B's axes orthonormal), which covers every rigid
@@ -57,17 +58,21 @@ impl FrameBox {
         self.half.x * self.axes[0].dot(d).abs() + self.half.y * self.axes[1].dot(d).abs()
     }
 
-    /// The corners of edge `i`.
+    /// The frame corners of edge `i`, counter-clockwise around the box (a reflected box's local
+    /// corners run clockwise in the frame, so its edges are read backwards).
     #[inline(always)]
     fn edge(&self, i: usize) -> [Vec2; 2] {
-        // Edge i runs counter-clockwise between the corners `(sx, sy)` of the signs below.
-        const SIGNS: [Vec2; 5] =
-            [Vec2::new(1.0, -1.0), Vec2::ONE, Vec2::new(-1.0, 1.0), Vec2::NEG_ONE, Vec2::new(1.0, -1.0)];
-        let place = |s: Vec2| {
-            let v = s * self.half;
-            self.center + self.axes[0] * v.x + self.axes[1] * v.y
-        };
-        [place(SIGNS[i]), place(SIGNS[i + 1])]
+        let [from, to] = self.edge_corners(i);
+        let c = corners(self.half);
+        let place = |v: Vec2| self.center + self.axes[0] * v.x + self.axes[1] * v.y;
+        [place(c[from]), place(c[to])]
+    }
+
+    /// The corner indices of edge `i`, in the order of [`FrameBox::edge`].
+    #[inline(always)]
+    fn edge_corners(&self, i: usize) -> [usize; 2] {
+        let (from, to) = (i, (i + 1) % 4);
+        if self.axes[0].perp_dot(self.axes[1]) < 0.0 { [to, from] } else { [from, to] }
     }
 
     /// `cuboid` placed by the rigid `map` (orthonormal axes, as [`super::frame::is_rigid2`]
@@ -116,13 +121,18 @@ pub(crate) struct BoxAxis {
     pub separation: f32,
 }
 
-/// The axis of largest separation, preferring A's faces unless B's separate clearly more (so the
-/// choice does not flicker between nearly equal axes).
+/// The hysteresis of the reference face in manifolds, relative to the larger half extent (see
+/// [`ContactManifold2`]).
+const FACE_HYSTERESIS: f32 = 1e-4;
+
+/// The axis of largest separation, preferring A's faces unless B's separate by more than
+/// `hysteresis` times the larger half extent (so that a manifold's choice does not flicker
+/// between nearly equal axes; 0 for the exact minimum translation).
 #[inline(always)]
-pub(crate) fn box_axis(a: &FrameBox, b: &FrameBox) -> BoxAxis {
+pub(crate) fn box_axis(a: &FrameBox, b: &FrameBox, hysteresis: f32) -> BoxAxis {
     let (axis_a, sign_a, sep_a) = face_separation(a, b);
     let (axis_b, sign_b, sep_b) = face_separation(b, a);
-    let slack = 1e-4 * a.half.max_element().max(b.half.max_element());
+    let slack = hysteresis * a.half.max_element().max(b.half.max_element());
     if sep_b > sep_a + slack {
         let normal = -(b.axes[axis_b] * sign_b);
         BoxAxis { flip: true, edge: edge_facing(axis_b, sign_b), normal, separation: sep_b }
@@ -140,47 +150,50 @@ pub(crate) fn box_axis(a: &FrameBox, b: &FrameBox) -> BoxAxis {
 #[inline]
 pub(crate) fn collide_boxes(a: &FrameBox, b: &FrameBox, prediction: f32, out: &mut ContactManifold2) {
     out.clear();
-    let axis = box_axis(a, b);
+    let axis = box_axis(a, b, FACE_HYSTERESIS);
     if !(axis.separation <= prediction) {
         return;
     }
+    clip_on_axis(a, b, &axis, prediction, out);
+}
+
+/// The incident box's edge clipped against the reference face of `axis`.
+#[inline(always)]
+fn clip_on_axis(a: &FrameBox, b: &FrameBox, axis: &BoxAxis, prediction: f32, out: &mut ContactManifold2) {
     let (reference, incident) = if axis.flip { (b, a) } else { (a, b) };
     // The reference face's outward normal (from the reference box toward the other).
     let face_normal = if axis.flip { -axis.normal } else { axis.normal };
     let inc = incident.most_opposed_edge(face_normal);
-    ClipEdges {
+    let edges = ClipEdges {
         reference: reference.edge(axis.edge),
         normal: face_normal,
         incident: incident.edge(inc),
         radii: [0.0, 0.0],
         ids: [axis.edge, inc],
         flip: axis.flip,
+    };
+    let corners = [reference.edge_corners(axis.edge), incident.edge_corners(inc)];
+    if axis.separation > 0.0 && edges.corners(corners, prediction, out) {
+        return;
     }
-    .clip(prediction, out);
+    edges.clip(prediction, out);
 }
 
 /// The deepest points of two overlapping boxes (the minimum translation), or `None` when they
-/// are apart: `(normal from A to B, separation ≤ 0, point on A, point on B)`.
+/// are apart: `(normal from A to B, separation ≤ 0, point on A, point on B)`. The deepest point
+/// of the incident edge clipped to the reference face: a corner of the incident box, or where the
+/// incident edge leaves the face when the two are parallel (a lone deepest corner may lie beyond
+/// the face).
 #[inline]
 pub(crate) fn box_overlap(a: &FrameBox, b: &FrameBox) -> Option<(Vec2, f32, Vec2, Vec2)> {
-    let axis = box_axis(a, b);
+    let axis = box_axis(a, b, 0.0);
     if !(axis.separation <= 0.0) {
         return None;
     }
-    let n = axis.normal;
-    // The deepest corner of the incident box along the normal, and its image on the reference
-    // face's line.
-    let deepest = |bx: &FrameBox, d: Vec2| {
-        let s = Vec2::new(bx.axes[0].dot(d).signum(), bx.axes[1].dot(d).signum());
-        bx.center + bx.axes[0] * (bx.half.x * s.x) + bx.axes[1] * (bx.half.y * s.y)
-    };
-    Some(if axis.flip {
-        let on_a = deepest(a, n);
-        (n, axis.separation, on_a, on_a + n * axis.separation)
-    } else {
-        let on_b = deepest(b, -n);
-        (n, axis.separation, on_b - n * axis.separation, on_b)
-    })
+    let mut m = ContactManifold2::default();
+    clip_on_axis(a, b, &axis, f32::INFINITY, &mut m);
+    let p = m.deepest()?;
+    Some((m.normal, p.separation, p.point_a, p.point_b))
 }
 
 impl FrameBox {
@@ -204,7 +217,7 @@ impl FrameBox {
 /// either way; the face-axis test decides overlap.
 #[inline]
 pub(crate) fn box_distance(a: &FrameBox, b: &FrameBox) -> f32 {
-    if box_axis(a, b).separation <= 0.0 {
+    if box_axis(a, b, 0.0).separation <= 0.0 {
         return 0.0;
     }
     let from_b = b.corners().iter().map(|&p| a.distance_squared_to(p)).fold(f32::INFINITY, f32::min);

@@ -8,7 +8,7 @@
 use glam::{Affine2, Vec2};
 
 use super::frame::{MAX_PROXY, Proxy2, similarity_scale};
-use super::manifold::{ContactManifold2, collide_proxies};
+use super::manifold::{ContactManifold2, closest_normal, collide_proxies};
 use super::query::Contact2;
 use crate::primitive::d2::test_segment_segment;
 use crate::shape::{ConvexShape2, segment_closest_params2};
@@ -76,11 +76,16 @@ pub(crate) fn small_pair(
     Some((SmallCore::new(a, a_to_world, origin)?, SmallCore::new(b, b_to_world, origin)?))
 }
 
-/// The closest points of the two cores.
+/// The closest points of the two cores; one point when the cores meet (decided exactly, so
+/// crossing segments are not kept apart by the rounding of their crossing point).
 #[inline(always)]
 pub(crate) fn closest(a: &SmallCore, b: &SmallCore) -> (Vec2, Vec2) {
     let (s, t) = segment_closest_params2(a.p0, a.p1, b.p0, b.p1);
-    (a.p0 + (a.p1 - a.p0) * s, b.p0 + (b.p1 - b.p0) * t)
+    let (p, q) = (a.p0 + (a.p1 - a.p0) * s, b.p0 + (b.p1 - b.p0) * t);
+    if p != q && cores_touch(a, b, p, q) && test_segment_segment(a.p0, a.p1, b.p0, b.p1) {
+        return (p, p);
+    }
+    (p, q)
 }
 
 /// Whether the cores meet: closest points `p`, `q` too close for their direction to be trusted,
@@ -98,11 +103,10 @@ pub(crate) fn cores_touch(a: &SmallCore, b: &SmallCore, p: Vec2, q: Vec2) -> boo
 /// The contact of the two shapes (relative to A's origin): the closest points when the cores are
 /// apart, else the minimum translation of the cores (their separating axes) with the radii added.
 pub(crate) fn small_contact(a: &SmallCore, b: &SmallCore) -> Contact2 {
-    let (p, q) = closest(a, b);
+    let (s, t) = segment_closest_params2(a.p0, a.p1, b.p0, b.p1);
+    let (p, q) = (a.p0 + (a.p1 - a.p0) * s, b.p0 + (b.p1 - b.p0) * t);
     if !cores_touch(a, b, p, q) {
-        let d = q - p;
-        let dist = d.length();
-        let n = d / dist;
+        let (n, dist) = closest_normal(a.p0, a.p1, b.p0, b.p1, s, t, q - p);
         return Contact2 {
             point_a: p + n * a.radius,
             point_b: q - n * b.radius,

@@ -6,17 +6,15 @@
 //! the axis of largest separation among both shapes' edge normals. The edge it came from is the
 //! *reference* edge; the other shape's edge most opposed to it is the *incident* edge, clipped to
 //! the reference edge's extent: up to two points, each with its separation along the normal. Two
-//! rounded shapes whose cores are apart may touch at a rounded corner, where the normal is the
-//! direction between the closest points of the two edges rather than an edge normal: when the
-//! closest points of the reference and incident edges are both end points, the manifold is that
-//! one point.
+//! shapes whose cores are apart may be closest at two corners (rounded shapes touch there first),
+//! where the normal is the direction between the closest points of the two edges rather than an
+//! edge normal (along which the separation is less than the distance): when the closest points of
+//! the reference and incident edges are both end points, the manifold is that one point.
 
 use glam::Vec2;
 
-use crate::primitive::d2::test_segment_segment;
-use crate::shape::SupportMap2;
-
 use super::frame::{MAX_PROXY, Proxy2};
+use crate::primitive::d2::test_segment_segment;
 use crate::shape::segment_closest_params2;
 
 /// One point of a [`ContactManifold2`].
@@ -36,6 +34,12 @@ pub struct ManifoldPoint2 {
 }
 
 /// Up to two contact points sharing one normal (from A to B).
+///
+/// Each point's separation is at least the shapes' signed distance, up to rounding and, for
+/// polygon pairs, the hysteresis of the reference face: A's face is kept unless B's separates
+/// by more than `1e-4` of the shapes' size (the longer of two polygons' first edges, the larger
+/// half extent of two boxes), so that the choice does not flicker between nearly equal axes from
+/// frame to frame; the separation may then be below the signed distance by that much.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ContactManifold2 {
     /// Unit normal from A to B (zero when the manifold is empty).
@@ -103,17 +107,6 @@ impl PartialEq for ContactManifold2 {
     }
 }
 
-/// Two segments are nearly parallel (their manifold clips two points) below this sine of the
-/// angle between them (about 3 degrees).
-const SEGMENTS_PARALLEL_SIN: f32 = 0.05;
-
-/// The feature id of the one point between two segments' closest points `(s, t)`: which ends,
-/// if any, the closest points are.
-#[inline]
-fn segments_point_id(s: f32, t: f32) -> u32 {
-    feature_id(false, (s == 1.0) as usize, (t == 1.0) as usize, 3)
-}
-
 /// Feature id of a clipped point: which shape holds the reference edge, the reference and
 /// incident edge indices, and which end of the incident edge the point came from.
 #[inline]
@@ -139,7 +132,8 @@ fn collide_discs(ca: Vec2, ra: f32, cb: Vec2, rb: f32, prediction: f32, out: &mu
     let d = cb - ca;
     let dist2 = d.length_squared();
     let reach = ra + rb + prediction;
-    if !(dist2 <= reach * reach) {
+    // A negative reach (a prediction deeper than the radii) holds nothing.
+    if !(reach >= 0.0 && dist2 <= reach * reach) {
         return;
     }
     let dist = dist2.sqrt();
@@ -175,16 +169,20 @@ fn collide_polygon_disc(
     if !(separation <= reach) {
         return;
     }
-    let v1 = poly.points[edge];
-    let v2 = poly.points[if edge + 1 == n { 0 } else { edge + 1 }];
+    let next = if edge + 1 == n { 0 } else { edge + 1 };
+    let (v1, v2) = (poly.points[edge], poly.points[next]);
     let e = v2 - v1;
     let along = (center - v1).dot(e);
-    let (closest, normal, corner) = if separation > 0.0 && along < 0.0 {
-        (v1, center - v1, 1)
-    } else if separation > 0.0 && along > e.length_squared() {
-        (v2, center - v2, 2)
+    // Outside the polygon, or on a segment's line (its two edge normals separate by zero there,
+    // also beyond its ends): the end points' regions. A corner's id names the vertex, whichever
+    // of its two edges was found.
+    let outside = separation > 0.0 || n == 2;
+    let (closest, normal, corner, feature) = if outside && along < 0.0 {
+        (v1, center - v1, 1, edge)
+    } else if outside && along > e.length_squared() {
+        (v2, center - v2, 1, next)
     } else {
-        (center - poly.normals[edge] * separation, poly.normals[edge], 0)
+        (center - poly.normals[edge] * separation, poly.normals[edge], 0, edge)
     };
     let (normal, dist) = if corner == 0 {
         (normal, separation)
@@ -197,7 +195,7 @@ fn collide_polygon_disc(
     };
     let on_poly = closest + normal * poly.radius;
     let on_disc = center - normal * radius;
-    let id = feature_id(swap, edge, 0, corner);
+    let id = feature_id(swap, feature, 0, corner);
     let separation = dist - poly.radius - radius;
     if swap {
         out.normal = -normal;
@@ -220,11 +218,15 @@ fn collide_segments(a: &Proxy2, b: &Proxy2, prediction: f32, out: &mut ContactMa
     let d = q - p;
     let dist2 = d.length_squared();
     let size = a0.abs().max(a1.abs()).max(b0.abs()).max(b1.abs()).max_element();
-    // Crossing segments (decided exactly near contact, as `closed_form::cores_touch` says) or
-    // closest points too close to give a direction.
+    // Crossing (decided exactly near contact: the closest points of nearly parallel crossing
+    // segments round far above zero) or nearly touching: the direction between the closest
+    // points is rounding noise, the separating axes are not.
     let near = (1e-4 * size) * (1e-4 * size);
     if dist2 <= (1e-6 * size) * (1e-6 * size) || (dist2 <= near && test_segment_segment(a0, a1, b0, b1)) {
-        if let Some((n, core_separation, on_a, on_b)) = polygon_overlap(a, b) {
+        if let Some((n, core_separation, on_a, on_b)) = polygon_axis(a, b) {
+            if !(core_separation - radius <= prediction) {
+                return;
+            }
             out.normal = n;
             out.push(
                 on_a + n * a.radius,
@@ -235,25 +237,60 @@ fn collide_segments(a: &Proxy2, b: &Proxy2, prediction: f32, out: &mut ContactMa
             return;
         }
     }
+    // Apart: the closest points within the reach (a negative reach holds nothing).
     let reach = prediction + radius;
-    if !(dist2 <= reach * reach) {
+    if !(reach >= 0.0 && dist2 <= reach * reach) {
         return;
     }
-    let dist = dist2.sqrt();
-    let n = d / dist;
+    let (n, dist) = closest_normal(a0, a1, b0, b1, s, t, d);
     let (da, db) = (a1 - a0, b1 - b0);
-    // Nearly parallel and facing across A's side: clip B against A.
-    let parallel =
-        da.perp_dot(db).abs() <= SEGMENTS_PARALLEL_SIN * (da.length_squared() * db.length_squared()).sqrt();
-    if parallel && n.dot(a.normals[0]).abs() >= 0.999 {
-        let edge = if n.dot(a.normals[0]) > 0.0 { 0 } else { 1 };
-        collide_on_edge(a, edge, b, false, prediction, out);
+    // Nearly parallel (within about 3 degrees) and facing across a side: clip one against the
+    // other. The reference is the segment whose closest point is inside it (the normal is its
+    // perpendicular), so that the deepest clipped point is the closest one.
+    let parallel = da.perp_dot(db).abs() <= 0.05 * (da.length_squared() * db.length_squared()).sqrt();
+    let inside = |x: f32| x > 0.0 && x < 1.0;
+    if parallel && (inside(s) || inside(t)) {
+        if inside(s) {
+            let edge = if n.dot(a.normals[0]) > 0.0 { 0 } else { 1 };
+            collide_on_edge(a, edge, b, false, prediction, out);
+        } else {
+            let edge = if n.dot(b.normals[0]) < 0.0 { 0 } else { 1 };
+            collide_on_edge(b, edge, a, true, prediction, out);
+        }
         if !out.is_empty() {
             return;
         }
     }
     out.normal = n;
-    out.push(p + n * a.radius, q - n * b.radius, dist - radius, segments_point_id(s, t));
+    let id = feature_id(false, (s == 1.0) as usize, (t == 1.0) as usize, 3);
+    out.push(p + n * a.radius, q - n * b.radius, dist - radius, id);
+}
+
+/// The unit normal from segment A's closest point `p = a0 + s (a1 - a0)` to segment B's, `q = b0
+/// + t (b1 - b0)`, with `d = q - p` (not zero), and the distance along it.
+///
+/// `d` is the difference of two rounded points: its direction is noise when the segments nearly
+/// touch, compared to their coordinates. A closest point inside a segment (`s` or `t` in
+/// `(0, 1)`) sees the other one straight across, so that segment's perpendicular (oriented as `d`)
+/// is the normal, exact to the rounding of its end points; only two closest end points use `d`,
+/// an exact difference of the inputs.
+#[inline]
+pub(crate) fn closest_normal(a0: Vec2, a1: Vec2, b0: Vec2, b1: Vec2, s: f32, t: f32, d: Vec2) -> (Vec2, f32) {
+    let interior = |x: f32| x > 0.0 && x < 1.0;
+    let edge = if interior(s) {
+        a1 - a0
+    } else if interior(t) {
+        b1 - b0
+    } else {
+        Vec2::ZERO
+    };
+    let across = edge.perp().normalize_or_zero();
+    if across != Vec2::ZERO {
+        let n = if across.dot(d) < 0.0 { -across } else { across };
+        return (n, n.dot(d));
+    }
+    let dist = d.length();
+    (d / dist, dist)
 }
 
 /// The edge of `p` whose normal separates `q` the most, and that separation (the smallest
@@ -261,6 +298,10 @@ fn collide_segments(a: &Proxy2, b: &Proxy2, prediction: f32, out: &mut ContactMa
 #[inline]
 fn max_separation(p: &Proxy2, q: &Proxy2) -> (usize, f32) {
     let mut best = (0, f32::NEG_INFINITY);
+    if p.count < 2 {
+        // A point has no edges (and no normals): no axis.
+        return best;
+    }
     for i in 0..p.count {
         let (n, v) = (p.normals[i], p.points[i]);
         // All slots (the unused ones repeat a point, see `Proxy2`), reduced as a tree: eight
@@ -275,31 +316,89 @@ fn max_separation(p: &Proxy2, q: &Proxy2) -> (usize, f32) {
     best
 }
 
-/// The minimum translation of two polygon proxies whose cores overlap: the axis of largest
-/// separation (among both shapes' edge normals, which decide overlap exactly for polygons) with
-/// the core separation (`≤ 0`), and the deepest point of the other core along it. Returns `(normal
-/// from A to B, core separation, A's reference point, B's deepest point)`, or `None` when the
-/// cores are apart.
+/// The minimum translation of two polygon proxies whose cores overlap: see [`polygon_axis`];
+/// `None` when the cores are apart (or both are points).
+#[inline]
 pub(crate) fn polygon_overlap(a: &Proxy2, b: &Proxy2) -> Option<(Vec2, f32, Vec2, Vec2)> {
-    polygon_axes(a, b).ok()
+    polygon_axis(a, b).filter(|&(_, separation, _, _)| separation <= 0.0)
 }
 
-/// [`polygon_overlap`], or when the cores are apart the largest separation over the axes (a
-/// lower bound of the cores' distance) and that axis, from A toward B.
-pub(crate) fn polygon_axes(a: &Proxy2, b: &Proxy2) -> Result<(Vec2, f32, Vec2, Vec2), (f32, Vec2)> {
+/// The axis of largest separation of two polygon proxies (among both shapes' edge normals, which
+/// decide overlap exactly for polygons, and give the minimum translation when the cores overlap)
+/// with the core separation along it, and the deepest point of the other core along it that lies
+/// under the reference edge. Returns `(normal from A to B, core separation, A's reference point,
+/// B's deepest point)`, or `None` when both are points or no incident point lies under the
+/// reference edge.
+///
+/// The deepest point is the deepest end of the incident edge clipped to the reference edge's
+/// extent: when the cores overlap, the minimum translation's axis is an edge of the Minkowski
+/// difference whose foot from the origin lies on it, so some deepest incident point lies under the
+/// reference edge (a lone support point may not, when an incident edge is parallel to the
+/// reference edge). When none does, the cores either are apart with their closest points at two
+/// corners, or are flat and apart along their common line (collinear segments, a point on a
+/// segment's line beyond its end), which the edge normals cannot see.
+pub(crate) fn polygon_axis(a: &Proxy2, b: &Proxy2) -> Option<(Vec2, f32, Vec2, Vec2)> {
+    if a.count < 2 && b.count < 2 {
+        // Two points have no axis at all: left to GJK and EPA.
+        return None;
+    }
     let (edge_a, sep_a) = max_separation(a, b);
     let (edge_b, sep_b) = max_separation(b, a);
-    if !(sep_a.max(sep_b) <= 0.0) {
-        let axis = if sep_b > sep_a { -b.normals[edge_b] } else { a.normals[edge_a] };
-        return Err((sep_a.max(sep_b), axis));
+    let separation = sep_a.max(sep_b);
+    if !separation.is_finite() {
+        return None;
     }
     let (reference, incident, edge, flip) =
         if sep_b > sep_a { (b, a, edge_b, true) } else { (a, b, edge_a, false) };
     let n = reference.normals[edge];
-    let deepest = incident.support(-n);
-    let separation = sep_a.max(sep_b);
+    let v1 = reference.points[edge];
+    let v2 = reference.points[if edge + 1 == reference.count { 0 } else { edge + 1 }];
+    let tangent = Vec2::new(-n.y, n.x);
+    let upper = tangent.dot(v2 - v1);
+    // The extent, widened by the rounding of the coordinates.
+    let slack = 1e-6 * v1.abs().max(v2.abs()).max_element();
+    let (lower, upper) = (-slack, upper + slack);
+    let deepest = if incident.count == 1 {
+        let p = incident.points[0];
+        let u = tangent.dot(p - v1);
+        if !(u >= lower && u <= upper) {
+            return None;
+        }
+        p
+    } else {
+        let i = most_opposed_edge(incident, n);
+        let w1 = incident.points[i];
+        let w2 = incident.points[if i + 1 == incident.count { 0 } else { i + 1 }];
+        let (u1, u2) = (tangent.dot(w1 - v1), tangent.dot(w2 - v1));
+        if (u1 < lower && u2 < lower) || (u1 > upper && u2 > upper) || !(u1.is_finite() && u2.is_finite()) {
+            return None;
+        }
+        // The incident edge's parameters at the extent's ends, clamped to the edge.
+        let (p, q) = if u1 == u2 {
+            (w1, w2)
+        } else {
+            let at = |u: f32| ((u - u1) / (u2 - u1)).clamp(0.0, 1.0);
+            (w1 + (w2 - w1) * at(lower), w1 + (w2 - w1) * at(upper))
+        };
+        if n.dot(p - w1) <= n.dot(q - w1) { p } else { q }
+    };
     let on_reference = deepest - n * separation;
-    Ok(if flip { (-n, separation, deepest, on_reference) } else { (n, separation, on_reference, deepest) })
+    Some(if flip { (-n, separation, deepest, on_reference) } else { (n, separation, on_reference, deepest) })
+}
+
+/// [`polygon_overlap`], or when the cores are apart (or it finds no deepest point) the largest
+/// separation over the edge normals (a lower bound of the cores' distance) and that axis, from A
+/// toward B.
+pub(crate) fn polygon_axes(a: &Proxy2, b: &Proxy2) -> Result<(Vec2, f32, Vec2, Vec2), (f32, Vec2)> {
+    if a.count >= 2 || b.count >= 2 {
+        if let Some(overlap) = polygon_overlap(a, b) {
+            return Ok(overlap);
+        }
+    }
+    let (edge_a, sep_a) = max_separation(a, b);
+    let (edge_b, sep_b) = max_separation(b, a);
+    let axis = if sep_b > sep_a { -b.normals[edge_b] } else { a.normals[edge_a] };
+    Err((sep_a.max(sep_b), axis))
 }
 
 /// Two polygons (each of two or more points): see the module documentation.
@@ -319,42 +418,20 @@ fn collide_polygons(a: &Proxy2, b: &Proxy2, prediction: f32, out: &mut ContactMa
 
     let i11 = edge;
     let i12 = next(reference, i11);
-    let normal = reference.normals[i11];
-    let i21 = most_opposed_edge(incident, normal);
+    let i21 = most_opposed_edge(incident, reference.normals[i11]);
     let i22 = next(incident, i21);
-    let (v11, v12) = (reference.points[i11], reference.points[i12]);
-    let (v21, v22) = (incident.points[i21], incident.points[i22]);
-
-    // Apart, the closest features may be two corners (a rounded corner's contact, or sharp
-    // corners whose distance exceeds the axis separation): then the one point between them.
-    let separation = sep_a.max(sep_b);
-    if separation > 0.0 {
-        let (s, t) = segment_closest_params2(v11, v12, v21, v22);
-        let at_end = |x: f32| x == 0.0 || x == 1.0;
-        if at_end(s) && at_end(t) {
-            let p = v11 + (v12 - v11) * s;
-            let q = v21 + (v22 - v21) * t;
-            let d = q - p;
-            let dist = d.length();
-            if !(dist <= prediction + radius) || !(dist > 0.0) {
-                return;
-            }
-            let n = d / dist;
-            let id = feature_id(flip, if s == 1.0 { i12 } else { i11 }, 0xff, (t == 1.0) as usize);
-            let (on_ref, on_inc) = (p + n * reference.radius, q - n * incident.radius);
-            let sep = dist - radius;
-            if flip {
-                out.normal = -n;
-                out.push(on_inc, on_ref, sep, id);
-            } else {
-                out.normal = n;
-                out.push(on_ref, on_inc, sep, id);
-            }
-            return;
-        }
+    let edges = ClipEdges {
+        reference: [reference.points[i11], reference.points[i12]],
+        normal: reference.normals[i11],
+        incident: [incident.points[i21], incident.points[i22]],
+        radii: [reference.radius, incident.radius],
+        ids: [i11, i21],
+        flip,
+    };
+    if sep_a.max(sep_b) > 0.0 && edges.corners([[i11, i12], [i21, i22]], prediction, out) {
+        return;
     }
-
-    clip_incident(reference, i11, incident, i21, flip, prediction, out);
+    edges.clip(prediction, out);
 }
 
 /// The index of `incident`'s edge whose normal is most opposed to `normal`.
@@ -439,6 +516,41 @@ pub(crate) struct ClipEdges {
 }
 
 impl ClipEdges {
+    /// For shapes apart: when the closest points of the reference and incident edges are two end
+    /// points, the shapes are closest at two corners, and the direction between them (no edge
+    /// normal) is the normal of the one point there, kept within `prediction`. `vertices` are
+    /// the indices of the reference and incident edges' end points (the feature id names the
+    /// two corners). Returns whether the closest points were two end points (the manifold is
+    /// then written, empty beyond `prediction`).
+    pub fn corners(&self, vertices: [[usize; 2]; 2], prediction: f32, out: &mut ContactManifold2) -> bool {
+        out.clear();
+        let ([v11, v12], [v21, v22]) = (self.reference, self.incident);
+        let (s, t) = segment_closest_params2(v11, v12, v21, v22);
+        let at_end = |x: f32| x == 0.0 || x == 1.0;
+        if !(at_end(s) && at_end(t)) {
+            return false;
+        }
+        let (end_ref, end_inc) = (usize::from(s == 1.0), usize::from(t == 1.0));
+        let (p, q) = ([v11, v12][end_ref], [v21, v22][end_inc]);
+        let d = q - p;
+        let dist = d.length();
+        let radius = self.radii[0] + self.radii[1];
+        if !(dist <= prediction + radius) || !(dist > 0.0) {
+            return true;
+        }
+        let n = d / dist;
+        let id = feature_id(self.flip, vertices[0][end_ref], 0xff, vertices[1][end_inc]);
+        let (on_ref, on_inc) = (p + n * self.radii[0], q - n * self.radii[1]);
+        if self.flip {
+            out.normal = -n;
+            out.push(on_inc, on_ref, dist - radius, id);
+        } else {
+            out.normal = n;
+            out.push(on_ref, on_inc, dist - radius, id);
+        }
+        true
+    }
+
     /// The incident edge clipped to the reference edge's extent along its tangent; the points
     /// within `prediction` of the reference edge, into `out` (cleared first).
     pub fn clip(&self, prediction: f32, out: &mut ContactManifold2) {
@@ -448,10 +560,18 @@ impl ClipEdges {
         let tangent = Vec2::new(-normal.y, normal.x);
         let (lower, upper) = (0.0, tangent.dot(v12 - v11));
         let (u1, u2) = (tangent.dot(v21 - v11), tangent.dot(v22 - v11));
+        // An incident edge wholly beyond one end of the reference edge (past the rounding of the
+        // coordinates) faces no part of it: its separation along the normal would be measured to
+        // the reference edge's line, less than its distance to the edge.
+        let slack = 1e-6 * v11.abs().max(v12.abs()).max(v21.abs()).max(v22.abs()).max_element();
+        if (u1 < lower - slack && u2 < lower - slack) || (u1 > upper + slack && u2 > upper + slack) {
+            return;
+        }
         let mut clipped = [(v21, 0usize), (v22, 1usize)];
         if u1 != u2 {
-            // Clamped to the incident edge: an end beyond the reference extent on the same side
-            // as the other end collapses onto it (and is dropped as a duplicate below).
+            // Clamped to the incident edge: an end within the rounding slack beyond the reference
+            // extent on the same side as the other end collapses onto it (and is dropped as a
+            // duplicate below).
             let lerp = |u: f32| v21 + (v22 - v21) * ((u - u1) / (u2 - u1)).clamp(0.0, 1.0);
             for (point, end) in clipped.iter_mut() {
                 let u = if *end == 0 { u1 } else { u2 };

@@ -203,7 +203,7 @@ fn intersects2_general(
         return Ok(p.distance_squared(q) <= reach * reach || cores_touch(&ca, &cb, p, q));
     }
     if let Some((ba, bb)) = world_boxes(a, a_to_world, b, b_to_world) {
-        return Ok(box_axis(&ba, &bb).separation <= 0.0);
+        return Ok(box_axis(&ba, &bb, 0.0).separation <= 0.0);
     }
     let frame = pair_frame(a, a_to_world, b, b_to_world)?;
     let (mut pa, mut pb) = (Proxy2::EMPTY, Proxy2::EMPTY);
@@ -302,7 +302,7 @@ fn contact2_general(
             };
             return Ok((separation <= prediction).then_some(c));
         }
-        if box_axis(&ba, &bb).separation > prediction {
+        if box_axis(&ba, &bb, 0.0).separation > prediction {
             return Ok(None);
         }
     }

@@ -189,6 +189,12 @@ pub(crate) fn closest_on_segment2(p: Vec2, a: Vec2, b: Vec2) -> Vec2 {
 /// The closest points of segments `p0 p1` and `q0 q1` as parameters `(s, t)` in `[0, 1]`
 /// (Ericson §5.1.9: the closest points of the two lines, clamped to the first segment, then the
 /// second; crossing segments give their crossing point). A segment of zero length is a point.
+///
+/// The lines' closest points are ill-conditioned for nearly parallel segments. In the plane,
+/// segments that do not cross are closest at an end point of one of them, a well-conditioned
+/// projection: for nearly parallel segments (within about 6 degrees) and for a pair inside both
+/// segments (a crossing), the answer is the closest of that pair and the four end-point
+/// projections.
 #[inline]
 pub fn segment_closest_params2(p0: Vec2, p1: Vec2, q0: Vec2, q1: Vec2) -> (f32, f32) {
     let (d1, d2, r) = (p1 - p0, q1 - q0, p0 - q0);
@@ -214,7 +220,22 @@ pub fn segment_closest_params2(p0: Vec2, p1: Vec2, q0: Vec2, q1: Vec2) -> (f32, 
         t = 1.0;
         s = ((b - c) / a).clamp(0.0, 1.0);
     }
-    (s, t)
+    let inside = |x: f32| x > 0.0 && x < 1.0;
+    // `denom = a e sin²θ` for the angle θ between the segments.
+    if denom >= 1e-2 * a * e && !(inside(s) && inside(t)) {
+        return (s, t);
+    }
+    let gap = |s: f32, t: f32| (p0 + d1 * s).distance_squared(q0 + d2 * t);
+    let on_p = |x: Vec2| ((x - p0).dot(d1) / a).clamp(0.0, 1.0);
+    let on_q = |x: Vec2| ((x - q0).dot(d2) / e).clamp(0.0, 1.0);
+    let mut best = ((s, t), gap(s, t));
+    for candidate in [(0.0, on_q(p0)), (1.0, on_q(p1)), (on_p(q0), 0.0), (on_p(q1), 1.0)] {
+        let g = gap(candidate.0, candidate.1);
+        if g < best.1 {
+            best = (candidate, g);
+        }
+    }
+    best.0
 }
 
 /// The closest points of segments `p0 p1` and `q0 q1` (see [`segment_closest_params2`]).
