@@ -108,7 +108,7 @@ impl PlacedShape2 {
         let (x, y) = (self.disc.x_axis, self.disc.y_axis);
         let (xx, yy) = (x.length_squared(), y.length_squared());
         let tol = 1e-9 * xx.max(yy);
-        ((xx - yy).abs() <= tol && x.dot(y).abs() <= tol).then(|| 0.5 * (xx + yy)).map(f64::sqrt)
+        ((xx - yy).abs() <= tol && x.dot(y).abs() <= tol).then_some(0.5 * (xx + yy)).map(f64::sqrt)
     }
 
     /// The shape as a [`RefShape2`]: the polygon with its circle as the margin when
