@@ -29,6 +29,7 @@ use kollide_testkit::reference_convex2::convex_hull2;
 use kollide_testkit::reference_shape2::{PlacedShape2, placed_reach2};
 use rand::Rng;
 
+mod bad_input;
 mod regressions;
 mod support;
 
