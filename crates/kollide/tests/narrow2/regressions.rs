@@ -268,3 +268,41 @@ fn closest_points_of_segments_match_the_reference() {
     }
     println!("worst {worst}");
 }
+
+/// A box of zero size placed as a proxy kept its four (equal) corners and their face normals, so
+/// a disc around it was pushed along a face normal rather than away from the point.
+#[test]
+fn a_box_of_zero_size_is_a_point() {
+    let disc = ConvexShape2::Ball(Ball2::new(1.0));
+    let ma = Affine2::from_mat2_translation(Mat2::from_angle(-2.2) * 2.8, Vec2::new(0.41, 0.14));
+    for half in [Vec2::ZERO, Vec2::new(0.4, 0.0)] {
+        let point = ConvexShape2::Cuboid(Cuboid2::new(half));
+        let c = Case::new(disc.clone(), ma, point, at(-0.14, 1.48));
+        check_contact(&c);
+        let m = manifold(&c, 0.0);
+        c.check_manifold(&m, 0.0, &format!("{c:?} {m:?}"));
+        assert!((m.deepest().unwrap().separation as f64 - c.sd).abs() <= c.tol, "{c:?} {m:?}");
+    }
+}
+
+/// A capsule standing on a box: its segment's two sides are equally opposed to the box's face,
+/// and the clipped points' ids changed with the side picked (they named the incident edge).
+#[test]
+fn a_capsule_standing_on_a_box_keeps_its_ids() {
+    let sheared = Affine2::from_mat2(Mat2::from_cols(Vec2::new(0.98, 0.086), Vec2::new(-0.163, 1.87)));
+    let square = ConvexShape2::Cuboid(Cuboid2::new(Vec2::splat(1.2)));
+    let capsule = ConvexShape2::Capsule(Capsule2::new(1.2, 0.6));
+    let ids: Vec<Vec<u32>> = [-1e-4f32, 0.0, 1e-4]
+        .iter()
+        .map(|&x| {
+            let standing = Affine2::from_mat2_translation(Mat2::from_angle(-0.087), Vec2::new(x - 0.27, 4.6));
+            let c = Case::new(square.clone(), sheared, capsule.clone(), standing);
+            let m = manifold(&c, 10.0);
+            assert_eq!(m.len(), 2, "{m:?}");
+            let mut ids: Vec<u32> = m.points().iter().map(|p| p.id).collect();
+            ids.sort();
+            ids
+        })
+        .collect();
+    assert!(ids.iter().all(|i| *i == ids[0]), "{ids:?}");
+}
