@@ -29,10 +29,11 @@ use kollide_testkit::reference_convex2::convex_hull2;
 use kollide_testkit::reference_shape2::{PlacedShape2, placed_reach2};
 use rand::Rng;
 
+mod bad_input;
 mod regressions;
 mod support;
 
-use support::{CLASSES, Case, KINDS, placement, rng, shape};
+use support::{CLASSES, Case, Class, KINDS, Kind, placement, rng, shape};
 
 #[test]
 fn distance_and_intersects_match_the_reference() {
@@ -91,9 +92,18 @@ fn manifolds_keep_their_contract_and_their_ids() {
     let mut rng = rng(3);
     let (mut two, mut stable, mut penetrating) = (0, 0, 0);
     let n = cases(14_000);
+    let polygonal = cases(6_000);
     let mut cache = GjkCache2::default();
-    for i in 0..n {
-        let c = Case::random(&mut rng, i);
+    for i in 0..n + polygonal {
+        // Then the pairs of the proxies' separating-axis path: boxes, polygons, segments and
+        // capsules under rigid maps and similarities.
+        let c = if i < n {
+            Case::random(&mut rng, i)
+        } else {
+            let kinds =
+                [Kind::Cuboid, Kind::Polygon, Kind::Rounded, Kind::Triangle, Kind::Capsule, Kind::Segment];
+            Case::random_of(&mut rng, i, &kinds, &[Class::Rigid, Class::Similarity])
+        };
         let prediction = c.prediction(&mut rng).min(1e3);
         let mut m = ContactManifold2::default();
         contact_manifold2(&c.a, &c.ma, &c.b, &c.mb, prediction, &mut cache, &mut m).unwrap();
@@ -135,7 +145,7 @@ fn manifolds_keep_their_contract_and_their_ids() {
             stable += 1;
         }
     }
-    assert!(two > n / 20 && stable > n / 4 && penetrating > n / 5, "{two} {stable} {penetrating}");
+    assert!(two > n / 10 && stable > n / 4 && penetrating > n / 5, "{two} {stable} {penetrating}");
 }
 
 #[test]
@@ -245,10 +255,10 @@ fn shape_casts_match_bisection_of_the_reference_distance() {
     for i in 0..n {
         let mut c = Case::random(&mut rng, i);
         // B starts away from A and moves toward a point near A's centre (some misses).
-        let away = random::point2(&mut rng, 1.0).normalize_or(Vec2::X) * (2.5 * c.size) as f32;
+        let away = random::point2(&mut rng, 1.0).normalize_or(Vec2::X) * (2.5 * c.size.max(0.1)) as f32;
         c.mb.translation = c.ma.translation + away;
         c.rb = PlacedShape2::new(&c.b, &c.mb);
-        let target = c.ma.translation + random::point2(&mut rng, 1.2 * c.size as f32);
+        let target = c.ma.translation + random::point2(&mut rng, 1.2 * c.size.max(0.1) as f32);
         let velocity = (target - c.mb.translation) * rng.random_range(0.3..1.5);
         let max_t = if rng.random_bool(0.1) { f32::INFINITY } else { rng.random_range(0.5..2.0) };
         let limit = if max_t.is_finite() { max_t as f64 } else { 1e6 };

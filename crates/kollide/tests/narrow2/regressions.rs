@@ -2,9 +2,11 @@
 
 use glam::{Affine2, Mat2, Vec2};
 use kollide::narrow::{ContactManifold2, GjkCache2, contact_manifold2, contact2, intersects2};
-use kollide::shape::{
-    Ball2, Capsule2, ConvexPolygon2, ConvexShape2, Cuboid2, Segment2, segment_closest_params2,
-};
+use kollide::shape::{Ball2, Capsule2, ConvexShape2, Cuboid2, Segment2, segment_closest_params2};
+
+use kollide_testkit::random;
+use kollide_testkit::reference_convex2::polygon_distance2;
+use rand::Rng;
 
 use crate::support::Case;
 
@@ -128,12 +130,15 @@ fn a_negative_prediction_keeps_no_point_beyond_it() {
     let a = ConvexShape2::Capsule(Capsule2::new(1.0, 0.1));
     let b = ConvexShape2::Capsule(Capsule2::new(1.0, 0.1));
     for (mb, prediction) in [
-        (at(0.25, 0.0), -0.25),
-        (Affine2::from_mat2_translation(Mat2::from_angle(1.5), Vec2::new(0.1, 0.2)), -0.5),
+        // Parallel, 0.05 apart: separation -0.15.
+        (at(0.25, 0.0), -0.5),
+        // Crossing: separation about -1.1.
+        (Affine2::from_mat2_translation(Mat2::from_angle(1.5), Vec2::new(0.1, 0.2)), -2.0),
     ] {
         let c = Case::new(a.clone(), Affine2::IDENTITY, b.clone(), mb);
         let m = manifold(&c, prediction);
         c.check_manifold(&m, prediction, &format!("{c:?} {m:?}"));
+        assert!(m.is_empty(), "{m:?}");
     }
     let c = Case::new(ConvexShape2::Ball(Ball2::new(0.1)), Affine2::IDENTITY, b, at(0.25, 0.0));
     let m = manifold(&c, -0.3);
@@ -161,7 +166,7 @@ fn separated_sharp_corners_report_their_distance() {
 #[test]
 fn a_short_segment_past_the_end_of_a_parallel_one_reports_its_distance() {
     let long = ConvexShape2::Segment(Segment2::new(Vec2::new(-1.0, 0.0), Vec2::new(1.0, 0.0)));
-    let short = ConvexShape2::Segment(Segment2::new(Vec2::new(1.05, 0.5), Vec2::new(1.3, 0.51)));
+    let short = ConvexShape2::Segment(Segment2::new(Vec2::new(1.01, 0.5), Vec2::new(1.3, 0.51)));
     let c = Case::new(long, Affine2::IDENTITY, short, Affine2::IDENTITY);
     let m = manifold(&c, 1.0);
     c.check_manifold(&m, 1.0, &format!("{c:?} {m:?}"));
@@ -207,7 +212,7 @@ fn a_disc_at_a_capsule_end_keeps_its_id_across_the_axis() {
 fn nearly_parallel_segments_give_the_contact_as_deepest_point() {
     let a = ConvexShape2::Segment(Segment2::new(Vec2::new(0.0, 0.3), Vec2::new(0.0, -0.3)));
     let b = ConvexShape2::Capsule(Capsule2::new(0.43, 0.245));
-    let mb = Affine2::from_mat2_translation(Mat2::from_angle(0.035) * 1.9, Vec2::new(0.44, -0.6));
+    let mb = Affine2::from_mat2_translation(Mat2::from_angle(0.035) * 1.9, Vec2::new(0.44, 0.2));
     let c = Case::new(a, Affine2::IDENTITY, b, mb);
     assert!(c.sd < 0.0, "{c:?}");
     let m = manifold(&c, 0.0);
@@ -222,34 +227,82 @@ fn nearly_parallel_segments_give_the_contact_as_deepest_point() {
 /// A point on a segment's line beyond its end, both as proxies: their edge normals see no gap.
 #[test]
 fn a_point_on_a_segments_line_beyond_its_end_is_apart() {
-    let shear = Mat2::from_cols(Vec2::X, Vec2::new(0.3, 2.0));
+    // Stretched (not a similarity), so that both are proxies; the point exactly on the line.
+    let stretch = Mat2::from_diagonal(Vec2::new(1.0, 2.0));
     let segment = ConvexShape2::Capsule(Capsule2::new(0.5, 0.0));
     let point = ConvexShape2::Ball(Ball2::new(0.0));
-    // The segment from (-0.15, -1) to (0.15, 1) under the shear; the point on its line at y = 1.5.
     let c = Case::new(
         segment,
-        Affine2::from_mat2(shear),
+        Affine2::from_mat2(stretch),
         point,
-        Affine2::from_mat2_translation(shear, Vec2::new(0.225, 1.5)),
+        Affine2::from_mat2_translation(stretch, Vec2::new(0.0, 1.5)),
     );
-    assert!(c.sd > 0.4, "{c:?}");
+    assert!((c.sd - 0.5).abs() < 1e-9, "{c:?}");
     check_contact(&c);
     let m = manifold(&c, 1.0);
     c.check_manifold(&m, 1.0, &format!("{c:?} {m:?}"));
 }
 
-/// Nearly parallel segments: the lines' closest points are ill-conditioned.
+/// Segment pairs, many nearly parallel (where the lines' closest points are ill-conditioned):
+/// the distance between the closest points against the exact vertex–edge distances.
 #[test]
-fn closest_points_of_nearly_parallel_segments() {
-    let polygon = ConvexPolygon2::new(&[Vec2::ZERO, Vec2::X, Vec2::Y]).unwrap();
-    assert_eq!(polygon.vertices().len(), 3);
-    let (p0, p1) = (Vec2::new(-1.345, -1.8085), Vec2::new(-1.988, -0.397));
-    let (q0, q1) = (Vec2::new(-0.65, 0.22), Vec2::new(-0.6222, 0.1545));
-    let (s, t) = segment_closest_params2(p0, p1, q0, q1);
-    let got = (p0 + (p1 - p0) * s).distance(q0 + (q1 - q0) * t) as f64;
-    let reference = kollide_testkit::reference_convex2::polygon_distance2(
-        &[p0.as_dvec2(), p1.as_dvec2()],
-        &[q0.as_dvec2(), q1.as_dvec2()],
-    );
-    assert!((got - reference).abs() <= 1e-6, "{got} vs {reference}");
+fn closest_points_of_segments_match_the_reference() {
+    let mut rng = crate::support::rng(20);
+    let mut worst: f64 = 0.0;
+    for _ in 0..kollide_testkit::cases(20_000) {
+        let p0 = random::point2(&mut rng, 2.0);
+        let dir = Vec2::from_angle(rng.random_range(-3.2..3.2));
+        let p1 = p0 + dir * rng.random_range(0.1..3.0);
+        // Within 10^-6 to 10^-1 rad of parallel, sometimes exactly parallel or the other way.
+        let angle = if rng.random_bool(0.1) { 0.0 } else { 10f32.powf(rng.random_range(-6.0..-1.0)) };
+        let turn = if rng.random_bool(0.5) { angle } else { std::f32::consts::PI - angle };
+        let q0 = p0 + random::point2(&mut rng, 2.0);
+        let q1 = q0 + Mat2::from_angle(turn) * dir * rng.random_range(0.1..3.0);
+        let (s, t) = segment_closest_params2(p0, p1, q0, q1);
+        assert!((0.0..=1.0).contains(&s) && (0.0..=1.0).contains(&t));
+        let got = (p0 + (p1 - p0) * s).distance(q0 + (q1 - q0) * t) as f64;
+        let (pa, pb) = ([p0.as_dvec2(), p1.as_dvec2()], [q0.as_dvec2(), q1.as_dvec2()]);
+        let reference = polygon_distance2(&pa, &pb);
+        worst = worst.max((got - reference).abs());
+        assert!((got - reference).abs() <= 2e-6, "{p0} {p1} {q0} {q1}: {got} vs {reference}");
+    }
+    println!("worst {worst}");
+}
+
+/// A box of zero size placed as a proxy kept its four (equal) corners and their face normals, so
+/// a disc around it was pushed along a face normal rather than away from the point.
+#[test]
+fn a_box_of_zero_size_is_a_point() {
+    let disc = ConvexShape2::Ball(Ball2::new(1.0));
+    let ma = Affine2::from_mat2_translation(Mat2::from_angle(-2.2) * 2.8, Vec2::new(0.41, 0.14));
+    for half in [Vec2::ZERO, Vec2::new(0.4, 0.0)] {
+        let point = ConvexShape2::Cuboid(Cuboid2::new(half));
+        let c = Case::new(disc.clone(), ma, point, at(-0.14, 1.48));
+        check_contact(&c);
+        let m = manifold(&c, 0.0);
+        c.check_manifold(&m, 0.0, &format!("{c:?} {m:?}"));
+        assert!((m.deepest().unwrap().separation as f64 - c.sd).abs() <= c.tol, "{c:?} {m:?}");
+    }
+}
+
+/// A capsule standing on a box: its segment's two sides are equally opposed to the box's face,
+/// and the clipped points' ids changed with the side picked (they named the incident edge).
+#[test]
+fn a_capsule_standing_on_a_box_keeps_its_ids() {
+    let sheared = Affine2::from_mat2(Mat2::from_cols(Vec2::new(0.98, 0.086), Vec2::new(-0.163, 1.87)));
+    let square = ConvexShape2::Cuboid(Cuboid2::new(Vec2::splat(1.2)));
+    let capsule = ConvexShape2::Capsule(Capsule2::new(1.2, 0.6));
+    let ids: Vec<Vec<u32>> = [-1e-4f32, 0.0, 1e-4]
+        .iter()
+        .map(|&x| {
+            let standing = Affine2::from_mat2_translation(Mat2::from_angle(-0.087), Vec2::new(x - 0.27, 4.6));
+            let c = Case::new(square.clone(), sheared, capsule.clone(), standing);
+            let m = manifold(&c, 10.0);
+            assert_eq!(m.len(), 2, "{m:?}");
+            let mut ids: Vec<u32> = m.points().iter().map(|p| p.id).collect();
+            ids.sort();
+            ids
+        })
+        .collect();
+    assert!(ids.iter().all(|i| *i == ids[0]), "{ids:?}");
 }

@@ -177,10 +177,15 @@ impl Case {
     /// Case `i`: kinds and A's placement class cycle with `i` (every ordered pair of kinds under
     /// every class), the rest at random; one case in eight far from the origin.
     pub fn random(rng: &mut TestRng, i: usize) -> Self {
-        let n = KINDS.len();
-        let (ka, kb) = (KINDS[i % n], KINDS[(i / n) % n]);
-        let class_a = CLASSES[(i / (n * n)) % CLASSES.len()];
-        let class_b = CLASSES[rng.random_range(0..CLASSES.len())];
+        Self::random_of(rng, i, &KINDS, &CLASSES)
+    }
+
+    /// [`Case::random`] over the given kinds and placement classes.
+    pub fn random_of(rng: &mut TestRng, i: usize, kinds: &[Kind], classes: &[Class]) -> Self {
+        let n = kinds.len();
+        let (ka, kb) = (kinds[i % n], kinds[(i / n) % n]);
+        let class_a = classes[(i / (n * n)) % classes.len()];
+        let class_b = classes[rng.random_range(0..classes.len())];
         let (a, b) = (shape(rng, ka), shape(rng, kb));
         let far = rng.random_bool(0.125);
         let center = random::point2(rng, if far { 1e4 } else { 1.0 });

@@ -169,11 +169,10 @@ fn clip_on_axis(a: &FrameBox, b: &FrameBox, axis: &BoxAxis, prediction: f32, out
         normal: face_normal,
         incident: incident.edge(inc),
         radii: [0.0, 0.0],
-        ids: [axis.edge, inc],
+        vertices: [reference.edge_corners(axis.edge), incident.edge_corners(inc)],
         flip: axis.flip,
     };
-    let corners = [reference.edge_corners(axis.edge), incident.edge_corners(inc)];
-    if axis.separation > 0.0 && edges.corners(corners, prediction, out) {
+    if axis.separation > 0.0 && edges.corners(prediction, out) {
         return;
     }
     edges.clip(prediction, out);

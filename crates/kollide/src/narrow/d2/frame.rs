@@ -115,7 +115,9 @@ impl Proxy2 {
         Self { points: [Vec2::ZERO; MAX_PROXY], normals: [Vec2::ZERO; MAX_PROXY], count: 0, radius: 0.0 };
 
     /// Places `shape` by `map` into `self`; `false` when it has no proxy (see the module
-    /// documentation) or `map` is singular (a polygon collapsed onto a line has no edge normals).
+    /// documentation), `map` is singular (a polygon collapsed onto a line has no edge normals) or
+    /// the core is a flat loop (a triangle with collinear corners). Repeated points are dropped:
+    /// a box of zero width is a segment, one of zero size a point.
     #[inline]
     pub fn set(&mut self, shape: &ConvexShape2, map: &Affine2) -> bool {
         let m = map.matrix2;
@@ -142,7 +144,7 @@ impl Proxy2 {
                 self.points = [map.translation; MAX_PROXY];
                 return true;
             }
-            (ConvexShape2::Cuboid(c), Some(r)) => {
+            (ConvexShape2::Cuboid(c), Some(r)) if c.half_extents.cmpgt(Vec2::ZERO).all() => {
                 self.place(&c.vertices(), map, false);
                 for (n, local) in self.normals.iter_mut().zip(BOX_NORMALS) {
                     *n = r * local;
@@ -161,12 +163,42 @@ impl Proxy2 {
         let mut local = [Vec2::ZERO; MAX_PROXY];
         let Some(count) = shape.core_vertices(&mut local) else { return false };
         self.place(&local[..count], map, reflect);
-        if self.count == 2 && self.points[0] == self.points[1] {
-            self.count = 1;
-        }
+        self.drop_repeated_points();
         self.set_normals();
-        // A repeated corner (a degenerate triangle) leaves an edge without a normal.
-        self.count < 2 || self.normals[..self.count].iter().all(|n| *n != Vec2::ZERO)
+        // A loop of three or more points must span an area (a flat one, such as a triangle with
+        // collinear corners, has no outward normals at its ends): else the support-map path.
+        self.count < 3 || self.spans_area()
+    }
+
+    /// Drops repeated consecutive points (cyclically): a box of zero width is a segment, one of
+    /// zero size a point.
+    #[inline]
+    fn drop_repeated_points(&mut self) {
+        let mut kept = 0;
+        for i in 0..self.count {
+            if kept == 0 || self.points[i] != self.points[kept - 1] {
+                self.points[kept] = self.points[i];
+                kept += 1;
+            }
+        }
+        while kept > 1 && self.points[kept - 1] == self.points[0] {
+            kept -= 1;
+        }
+        self.count = kept;
+    }
+
+    /// Whether the loop's area exceeds `1e-6` of its longest edge squared (a sliver thinner than
+    /// that is flat to rounding), with every edge normal defined.
+    #[inline]
+    fn spans_area(&self) -> bool {
+        let n = self.count;
+        let (mut twice_area, mut longest) = (0.0f32, 0.0f32);
+        for i in 0..n {
+            let (p, q) = (self.points[i], self.points[if i + 1 == n { 0 } else { i + 1 }]);
+            twice_area += (p - self.points[0]).perp_dot(q - self.points[0]);
+            longest = longest.max(p.distance_squared(q));
+        }
+        twice_area > 1e-6 * longest && self.normals[..n].iter().all(|n| *n != Vec2::ZERO)
     }
 
     /// `shape` placed by `map`, or `None` (see [`Proxy2::set`]).

@@ -107,11 +107,13 @@ impl PartialEq for ContactManifold2 {
     }
 }
 
-/// Feature id of a clipped point: which shape holds the reference edge, the reference and
-/// incident edge indices, and which end of the incident edge the point came from.
+/// Feature id of a point: which shape holds the reference feature, the reference and incident
+/// features, and the kind of point. A clipped point names the reference edge and the incident
+/// vertex it came from (kind 0), so that it keeps its id when the incident edge switches to the
+/// vertex's other edge (the two sides of a segment are one edge read both ways).
 #[inline]
-fn feature_id(flip: bool, reference: usize, incident: usize, end: usize) -> u32 {
-    ((flip as u32) << 24) | ((reference as u32) << 16) | ((incident as u32) << 8) | end as u32
+fn feature_id(flip: bool, reference: usize, incident: usize, kind: usize) -> u32 {
+    ((flip as u32) << 24) | ((reference as u32) << 16) | ((incident as u32) << 8) | kind as u32
 }
 
 /// The manifold of two proxies within `prediction`, in the pair frame.
@@ -425,10 +427,10 @@ fn collide_polygons(a: &Proxy2, b: &Proxy2, prediction: f32, out: &mut ContactMa
         normal: reference.normals[i11],
         incident: [incident.points[i21], incident.points[i22]],
         radii: [reference.radius, incident.radius],
-        ids: [i11, i21],
+        vertices: [[i11, i12], [i21, i22]],
         flip,
     };
-    if sep_a.max(sep_b) > 0.0 && edges.corners([[i11, i12], [i21, i22]], prediction, out) {
+    if sep_a.max(sep_b) > 0.0 && edges.corners(prediction, out) {
         return;
     }
     edges.clip(prediction, out);
@@ -495,7 +497,7 @@ fn clip_incident(
         normal: reference.normals[i11],
         incident: [incident.points[i21], incident.points[i22]],
         radii: [reference.radius, incident.radius],
-        ids: [i11, i21],
+        vertices: [[i11, i12], [i21, i22]],
         flip,
     };
     edges.clip(prediction, out);
@@ -509,8 +511,8 @@ pub(crate) struct ClipEdges {
     pub incident: [Vec2; 2],
     /// The reference and incident shapes' radii.
     pub radii: [f32; 2],
-    /// The reference and incident edges' indices (for the feature ids).
-    pub ids: [usize; 2],
+    /// The indices of the reference and incident edges' end points (for the feature ids).
+    pub vertices: [[usize; 2]; 2],
     /// Whether the reference edge is B's.
     pub flip: bool,
 }
@@ -518,11 +520,10 @@ pub(crate) struct ClipEdges {
 impl ClipEdges {
     /// For shapes apart: when the closest points of the reference and incident edges are two end
     /// points, the shapes are closest at two corners, and the direction between them (no edge
-    /// normal) is the normal of the one point there, kept within `prediction`. `vertices` are
-    /// the indices of the reference and incident edges' end points (the feature id names the
-    /// two corners). Returns whether the closest points were two end points (the manifold is
+    /// normal) is the normal of the one point there (its id names the two corners), kept within
+    /// `prediction`. Returns whether the closest points were two end points (the manifold is
     /// then written, empty beyond `prediction`).
-    pub fn corners(&self, vertices: [[usize; 2]; 2], prediction: f32, out: &mut ContactManifold2) -> bool {
+    pub fn corners(&self, prediction: f32, out: &mut ContactManifold2) -> bool {
         out.clear();
         let ([v11, v12], [v21, v22]) = (self.reference, self.incident);
         let (s, t) = segment_closest_params2(v11, v12, v21, v22);
@@ -539,7 +540,7 @@ impl ClipEdges {
             return true;
         }
         let n = d / dist;
-        let id = feature_id(self.flip, vertices[0][end_ref], 0xff, vertices[1][end_inc]);
+        let id = feature_id(self.flip, self.vertices[0][end_ref], self.vertices[1][end_inc], 4);
         let (on_ref, on_inc) = (p + n * self.radii[0], q - n * self.radii[1]);
         if self.flip {
             out.normal = -n;
@@ -592,7 +593,7 @@ impl ClipEdges {
             }
             let on_ref = p - normal * (depth_along - self.radii[0]);
             let on_inc = p - normal * self.radii[1];
-            let id = feature_id(self.flip, self.ids[0], self.ids[1], end);
+            let id = feature_id(self.flip, self.vertices[0][0], self.vertices[1][end], 0);
             if self.flip {
                 out.push(on_inc, on_ref, sep, id);
             } else {

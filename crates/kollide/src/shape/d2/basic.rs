@@ -61,10 +61,12 @@ impl Triangle2 {
         ray_polygon(ray, max_t, &self.vertices())
     }
 
-    /// The point of the solid triangle closest to `p` (local frame).
+    /// The point of the solid triangle closest to `p` (local frame); a degenerate triangle is the
+    /// segment it spans (inside only when `p` lies on it exactly, as for [`Segment2`]).
     pub fn project_point(&self, p: Vec2) -> PointProjection2 {
         let v = self.vertices();
-        let inside = (0..3).all(|i| (v[(i + 1) % 3] - v[i]).perp_dot(p - v[i]) >= 0.0);
+        let solid = (v[1] - v[0]).perp_dot(v[2] - v[0]) > 0.0;
+        let inside = solid && (0..3).all(|i| (v[(i + 1) % 3] - v[i]).perp_dot(p - v[i]) >= 0.0);
         if inside {
             return PointProjection2::inside(p);
         }
@@ -76,7 +78,7 @@ impl Triangle2 {
                 best = (d, q);
             }
         }
-        PointProjection2::outside(best.1)
+        if best.1 == p { PointProjection2::inside(p) } else { PointProjection2::outside(best.1) }
     }
 }
 
@@ -193,8 +195,9 @@ pub(crate) fn closest_on_segment2(p: Vec2, a: Vec2, b: Vec2) -> Vec2 {
 /// The lines' closest points are ill-conditioned for nearly parallel segments. In the plane,
 /// segments that do not cross are closest at an end point of one of them, a well-conditioned
 /// projection: for nearly parallel segments (within about 6 degrees) and for a pair inside both
-/// segments (a crossing), the answer is the closest of that pair and the four end-point
-/// projections.
+/// segments (a crossing), the crossing is decided in `f64` (the cross products of `f32`
+/// differences are exact to one rounding) and the closest pair is otherwise the nearest of the
+/// four end-point projections.
 #[inline]
 pub fn segment_closest_params2(p0: Vec2, p1: Vec2, q0: Vec2, q1: Vec2) -> (f32, f32) {
     let (d1, d2, r) = (p1 - p0, q1 - q0, p0 - q0);
@@ -225,17 +228,22 @@ pub fn segment_closest_params2(p0: Vec2, p1: Vec2, q0: Vec2, q1: Vec2) -> (f32, 
     if denom >= 1e-2 * a * e && !(inside(s) && inside(t)) {
         return (s, t);
     }
+    // p0 + s d1 = q0 + t d2: crossed with d2 and with d1, s = (w × d2) / (d1 × d2) and
+    // t = (w × d1) / (d1 × d2) for w = q0 - p0.
+    let (d1x, d2x, w) =
+        (p1.as_dvec2() - p0.as_dvec2(), q1.as_dvec2() - q0.as_dvec2(), q0.as_dvec2() - p0.as_dvec2());
+    let cross = d1x.perp_dot(d2x);
+    if cross != 0.0 {
+        let (s, t) = (w.perp_dot(d2x) / cross, w.perp_dot(d1x) / cross);
+        if (0.0..=1.0).contains(&s) && (0.0..=1.0).contains(&t) {
+            return (s as f32, t as f32);
+        }
+    }
     let gap = |s: f32, t: f32| (p0 + d1 * s).distance_squared(q0 + d2 * t);
     let on_p = |x: Vec2| ((x - p0).dot(d1) / a).clamp(0.0, 1.0);
     let on_q = |x: Vec2| ((x - q0).dot(d2) / e).clamp(0.0, 1.0);
-    let mut best = ((s, t), gap(s, t));
-    for candidate in [(0.0, on_q(p0)), (1.0, on_q(p1)), (on_p(q0), 0.0), (on_p(q1), 1.0)] {
-        let g = gap(candidate.0, candidate.1);
-        if g < best.1 {
-            best = (candidate, g);
-        }
-    }
-    best.0
+    let ends = [(0.0, on_q(p0)), (1.0, on_q(p1)), (on_p(q0), 0.0), (on_p(q1), 1.0)];
+    ends.into_iter().min_by(|x, y| gap(x.0, x.1).total_cmp(&gap(y.0, y.1))).unwrap_or((s, t))
 }
 
 /// The closest points of segments `p0 p1` and `q0 q1` (see [`segment_closest_params2`]).
