@@ -191,3 +191,49 @@ fn a_one_sided_chain_ignores_shapes_behind_it() {
         }
     }
 }
+
+/// The points of the valley `y = 0.02 x²` every 0.5 from 5 to -5 (concave joints), and their
+/// segments' normals.
+fn valley() -> (Vec<Vec2>, Vec<Vec2>) {
+    let points: Vec<Vec2> =
+        (0..=20).map(|i| 5.0 - 0.5 * i as f32).map(|x| Vec2::new(x, 0.02 * x * x)).collect();
+    let normals = segment_normals(&points, &Affine2::IDENTITY);
+    (points, normals)
+}
+
+/// A disc over a concave joint, touching the upper segment at the joint: the normal from the
+/// joint lies 0.03 degrees off the face normal, and the test `normal · face ≥ 1 - 1e-5` (a
+/// quarter of a degree) took it for the face normal.
+#[test]
+fn a_disc_at_a_concave_joint_gets_the_face_normal() {
+    let (points, normals) = valley();
+    let c = chain(&points, false);
+    let block = Shape2::Convex(ConvexShape2::Ball(Ball2::new(0.3)));
+    let at = Affine2::from_translation(Vec2::new(1.9733822, 0.37385863));
+    let mut out = Vec::new();
+    query::contact_manifolds2(&c, &Affine2::IDENTITY, &block, &at, 0.01, &mut out).unwrap();
+    assert!(!out.is_empty());
+    for m in &out {
+        assert!((m.manifold.normal - normals[m.part_a as usize]).length() < 1e-5, "{m:?}");
+    }
+}
+
+/// A capsule's end just past the joint at the end of the chain's first segment: the corner normal
+/// leaned toward the segment's free end (0.5 away), whose unrestricted cone admitted it, though
+/// the contact was at the other end, a concave joint.
+#[test]
+fn an_ends_cone_admits_only_contacts_at_that_end() {
+    let (points, normals) = valley();
+    let c = chain(&points, false);
+    let capsule = Shape2::Convex(ConvexShape2::Capsule(Capsule2::new(0.5, 0.2)));
+    let at = Affine2::from_mat2_translation(
+        Mat2::from_cols(Vec2::new(-0.14834033, 0.98893636), Vec2::new(-0.98893636, -0.14834033)),
+        Vec2::new(3.9710736, 0.51284266),
+    );
+    let mut out = Vec::new();
+    query::contact_manifolds2(&c, &Affine2::IDENTITY, &capsule, &at, 0.01, &mut out).unwrap();
+    assert!(out.iter().any(|m| m.part_a == 0), "{out:?}");
+    for m in &out {
+        assert!((m.manifold.normal - normals[m.part_a as usize]).length() < 1e-5, "{m:?}");
+    }
+}
