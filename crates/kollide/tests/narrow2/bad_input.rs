@@ -210,6 +210,52 @@ fn degenerate(r: &mut TestRng) -> ConvexShape2 {
     }
 }
 
+/// Rays and points against degenerate shapes: the lower-dimensional sets they are.
+#[test]
+fn rays_and_points_meet_degenerate_shapes_as_the_sets_they_are() {
+    let mut r = rng(31);
+    let (mut hits, mut on) = (0, 0);
+    for i in 0..cases(5_000) {
+        let s = degenerate(&mut r);
+        let class = CLASSES[r.random_range(0..3)];
+        let map = Affine2::from_mat2_translation(linear(&mut r, class), random::point2(&mut r, 1.0));
+        let reference = PlacedShape2::new(&s, &map);
+        // Aimed at a random point of the set (a corner one time in four), from outside.
+        let target = map.transform_point2(match &s {
+            ConvexShape2::Triangle(t) if r.random_bool(0.25) => t.a,
+            ConvexShape2::Triangle(t) => t.a.lerp(t.b, r.random_range(0.0..1.0)),
+            ConvexShape2::Cuboid(c) => c.half_extents * random::point2(&mut r, 1.0).signum(),
+            _ => Vec2::ZERO,
+        });
+        let origin = target + random::point2(&mut r, 3.0);
+        let ray = Ray2::new(origin, (target - origin) * 1.5);
+        let hit = cast_ray2(&s, &map, &ray, 1.0).unwrap();
+        let expected = reference.ray(origin.as_dvec2(), ray.dir.as_dvec2(), 1.0);
+        let what = format!("{i}: {s:?} at {map:?}, {ray:?}: {hit:?} vs {expected:?}");
+        // The segment or point is hit where the reference is, unless the ray only grazes it.
+        match (hit, expected) {
+            (Some(h), Some((t, _))) => {
+                assert!((h.t as f64 - t).abs() * ray.dir.length() as f64 <= 1e-4, "{what}");
+                hits += 1;
+            }
+            (None, None) => {}
+            _ => {
+                let grazing = reference.signed_distance_to_point(ray.at(2.0 / 3.0).as_dvec2()).abs() < 1e-5;
+                assert!(grazing || matches!(s, ConvexShape2::Triangle(t) if t.a == t.b), "{what}");
+            }
+        }
+        // Points: the set's own points are contained, others not.
+        let inside = contains_point2(&s, &map, target).unwrap();
+        on += usize::from(inside);
+        let off = target + random::point2(&mut r, 0.5);
+        if reference.signed_distance_to_point(off.as_dvec2()) > 1e-5 {
+            assert!(!contains_point2(&s, &map, off).unwrap(), "{what}: {off}");
+        }
+    }
+    // Points (two kinds in five) are hit only by rays through them exactly: rarely.
+    assert!(hits > cases(5_000) / 4 && on > cases(5_000) / 4, "{hits} hits, {on} on");
+}
+
 /// A degenerate triangle is the segment it spans: its line beyond the corners is outside.
 #[test]
 fn a_collinear_triangle_contains_only_its_segment() {

@@ -7,8 +7,9 @@
 //! segments (Catto, "Ghost collisions", 2010), a contact normal is *admissible* when it lies in the
 //! segment's own Voronoi cone: its face normal, widened at an end toward the neighbouring
 //! segment's normal only when the joint is convex (the neighbour bends away from the shape, so the
-//! corner is exposed), and unrestricted at a free end of an open chain. An inadmissible normal is
-//! replaced by the face normal, and the manifold recomputed with the segment as the reference edge.
+//! corner is exposed), and unrestricted at a free end of an open chain; an end's cone applies only
+//! to contacts at that end. An inadmissible normal is replaced by the face normal, and the
+//! manifold recomputed with the segment as the reference edge.
 
 use glam::{Affine2, Vec2};
 
@@ -31,6 +32,10 @@ pub struct ChainSegment2 {
     /// Whether only shapes on the right-hand side (`(d.y, -d.x)` for `d = b - a`) collide.
     pub one_sided: bool,
 }
+
+/// How near an end of the segment (a fraction of its length) a contact point must lie for the
+/// end's cone of normals to apply (the points of a corner contact are the corner, to rounding).
+const END_TOLERANCE: f32 = 1e-5;
 
 /// Whether `n` lies in the arc from `u` to `v` (unit vectors less than a half turn apart).
 #[inline]
@@ -79,25 +84,36 @@ pub fn chain_segment_manifold2(
         -face
     };
     let side = front.dot(face);
+    // Where the contact points lie along the segment (0 at `a`, 1 at `b`): an end's cone applies
+    // only to a contact at that end (a face contact near the other end may lean either way).
+    let e = b - a;
+    let (first, last) = out.points().iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), p| {
+        let u = (frame.vector_from_world(p.point_a - frame.origin) - a).dot(e) / e.length_squared();
+        (lo.min(u), hi.max(u))
+    });
     // At each end: unrestricted at a free end (when the normal leans past it), widened to the
     // neighbour's normal at a convex joint (the neighbour's far end lies behind this segment's
     // line), the face normal alone otherwise.
     let neighbour_normal = |from: Vec2, to: Vec2| right(to - from) * side;
-    let at_a = match seg.ghost_before {
-        None => normal.dot(a - b) >= 0.0,
-        Some(g) => {
-            let g = to_frame(g);
-            front.dot(g - a) < 0.0 && in_arc(normal, front, neighbour_normal(g, a))
-        }
-    };
-    let at_b = match seg.ghost_after {
-        None => normal.dot(b - a) >= 0.0,
-        Some(g) => {
-            let g = to_frame(g);
-            front.dot(g - b) < 0.0 && in_arc(normal, front, neighbour_normal(b, g))
-        }
-    };
-    if normal.dot(front) >= 1.0 - 1e-5 || at_a || at_b {
+    let at_a = first <= END_TOLERANCE
+        && match seg.ghost_before {
+            None => normal.dot(a - b) >= 0.0,
+            Some(g) => {
+                let g = to_frame(g);
+                front.dot(g - a) < 0.0 && in_arc(normal, front, neighbour_normal(g, a))
+            }
+        };
+    let at_b = last >= 1.0 - END_TOLERANCE
+        && match seg.ghost_after {
+            None => normal.dot(b - a) >= 0.0,
+            Some(g) => {
+                let g = to_frame(g);
+                front.dot(g - b) < 0.0 && in_arc(normal, front, neighbour_normal(b, g))
+            }
+        };
+    // The face normal itself, up to the rounding of the frame's round trip (a dot product near
+    // one cannot tell: `1 - 1e-5` admits normals a quarter of a degree off).
+    if (normal - front).length_squared() <= 1e-10 || at_a || at_b {
         return Ok(());
     }
     // Recompute with the segment's face as the reference edge.

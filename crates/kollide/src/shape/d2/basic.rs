@@ -55,10 +55,16 @@ impl Triangle2 {
         Aabb2::new(self.a.min(self.b).min(self.c), self.a.max(self.b).max(self.c))
     }
 
-    /// The first hit of a ray (local frame) with the solid triangle (a degenerate triangle is
-    /// missed, as by [`ray_polygon`]).
+    /// The first hit of a ray (local frame) with the solid triangle; a degenerate triangle is
+    /// the segment it spans (its three edges cover it), which [`ray_polygon`] would miss.
     pub fn cast_ray(&self, ray: &Ray2, max_t: f32) -> Option<RayHit2> {
-        ray_polygon(ray, max_t, &self.vertices())
+        let v = self.vertices();
+        if (v[1] - v[0]).perp_dot(v[2] - v[0]) > 0.0 {
+            return ray_polygon(ray, max_t, &v);
+        }
+        (0..3)
+            .filter_map(|i| ray_segment(ray, max_t, v[i], v[(i + 1) % 3]))
+            .min_by(|a, b| a.t.total_cmp(&b.t))
     }
 
     /// The point of the solid triangle closest to `p` (local frame); a degenerate triangle is the
