@@ -124,14 +124,16 @@ pub fn chain_segment_manifold2(
         None => out.clear(),
     }
     if out.is_empty() {
-        // No proxy, or the shape's incident edge lies past the segment's end (near a joint the
-        // neighbour does not report): the shape's deepest point along the face normal.
+        // No proxy, or the shape's incident edge lies past the segment's end (near a joint whose
+        // neighbour does not report it): the shape's deepest point along the face normal on the
+        // side of the shape's origin (for a one-sided chain, its front).
+        let side = if seg.one_sided || face.dot(frame.b.translation - a) >= 0.0 { face } else { -face };
         let (placed, margin) = Placed::new(shape, &frame.b);
-        let deepest = placed.support(-front) - front * margin;
-        let separation = front.dot(deepest - a);
+        let deepest = placed.support(-side) - side * margin;
+        let separation = side.dot(deepest - a);
         if separation <= prediction {
-            out.normal = front;
-            out.push(deepest - front * separation, deepest, separation, 0);
+            out.normal = side;
+            out.push(deepest - side * separation, deepest, separation, 0);
         }
     }
     out.map_to_world(|p| frame.point_to_world(p), |v| frame.vector_to_world(v));
